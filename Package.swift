@@ -1,0 +1,34 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "Xid",
+  platforms: [.iOS(.v16), .macOS(.v13)],
+  products: [
+    .library(name: "Xid", targets: ["Xid"])
+  ],
+  targets: [
+    // Layer 0: the platform's crypto. On Linux, OpenSSL 3 libcrypto; Apple platforms use
+    // CryptoKit and Security instead, so nothing of this target is built there.
+    .systemLibrary(
+      name: "COpenSSL",
+      path: "Sources/COpenSSL",
+      pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]
+    ),
+    // Layer 1: JOSE (base64url, JSON, JWK, JWS, JWT) on the platform's crypto.
+    .target(
+      name: "XidJOSE",
+      dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
+    ),
+    // Layers 2 and up: protocol, session and platform shells.
+    .target(name: "Xid", dependencies: ["XidJOSE"]),
+    .executableTarget(
+      name: "XidBenchmarks",
+      dependencies: ["XidJOSE"],
+      path: "Benchmarks/XidBenchmarks"
+    ),
+    .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,91 @@
+#if canImport(COpenSSL)
+  import COpenSSL
+
+  /// OpenSSL objects that are fetched once per process and shared: fetching an algorithm is the
+  /// expensive part of an OpenSSL 3 operation, so the SHA-256 implementation is looked up only once.
+  enum OpenSSL {
+    /// The SHA-256 message digest, fetched once. OpenSSL's fetched methods are immutable and thread-safe.
+    nonisolated(unsafe) static let sha256: OpaquePointer = {
+      guard let md = EVP_MD_fetch(nil, "SHA2-256", nil) else {
+        fatalError("OpenSSL cannot provide SHA-256; libcrypto is broken or misconfigured")
+      }
+      return md
+    }()
+
+    /// Clears OpenSSL's thread-local error queue after a failure, so that a later, unrelated call does
+    /// not report a stale error.
+    static func clearErrors() { ERR_clear_error() }
+
+    /// SHA-256 of `bytes` into a 32-byte buffer.
+    static func sha256(_ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
+      var length: UInt32 = 0
+      guard EVP_Digest(bytes.baseAddress, bytes.count, digest, &length, sha256, nil) == 1, length == 32 else {
+        fatalError("OpenSSL SHA-256 failed")
+      }
+    }
+  }
+
+  /// An owned `EVP_PKEY`, freed when the last reference goes. OpenSSL keys are reference-counted and
+  /// safe to use from several threads for verification and signing once built.
+  final class OpenSSLKey: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { EVP_PKEY_free(pointer) }
+
+    /// A big-number parameter of the key (such as `n`, `e`, `qx`) as big-endian bytes, left-padded to
+    /// `length` when it is given.
+    func bigNumber(_ name: String, length: Int = 0) -> [UInt8]? {
+      var buffer = [UInt8](repeating: 0, count: max(length, 2048))
+      let written = xid_pkey_get_bn(pointer, name, &buffer, Int32(buffer.count), Int32(length))
+      guard written > 0 else {
+        OpenSSL.clearErrors()
+        return nil
+      }
+      return Array(buffer.prefix(Int(written)))
+    }
+  }
+
+  /// A prepared verification or signing context: `EVP_PKEY_CTX` after `*_init` and padding set-up,
+  /// duplicated for each operation so that concurrent callers never share mutable OpenSSL state.
+  final class OpenSSLOperationTemplate: @unchecked Sendable {
+    private let context: OpaquePointer
+
+    /// - Parameters:
+    ///   - key: the key to operate with.
+    ///   - sign: `true` for signing, `false` for verification.
+    ///   - padding: an `RSA_PKCS1_PADDING` or `RSA_PKCS1_PSS_PADDING` for RSA keys, `nil` otherwise.
+    init?(key: OpenSSLKey, sign: Bool, padding: Int32?) {
+      guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { return nil }
+      self.context = context
+      var ok = (sign ? EVP_PKEY_sign_init(context) : EVP_PKEY_verify_init(context)) == 1
+      ok = ok && EVP_PKEY_CTX_set_signature_md(context, OpenSSL.sha256) == 1
+      if let padding, ok {
+        ok = EVP_PKEY_CTX_set_rsa_padding(context, padding) == 1
+        if ok && padding == RSA_PKCS1_PSS_PADDING {
+          // RFC 7518 §3.5: MGF1 with SHA-256 and a salt as long as the hash, enforced on verification.
+          ok =
+            EVP_PKEY_CTX_set_rsa_mgf1_md(context, OpenSSL.sha256) == 1
+            && EVP_PKEY_CTX_set_rsa_pss_saltlen(context, RSA_PSS_SALTLEN_DIGEST) == 1
+        }
+      }
+      guard ok else {
+        OpenSSL.clearErrors()
+        return nil
+      }
+    }
+
+    deinit { EVP_PKEY_CTX_free(context) }
+
+    /// Runs `body` with a fresh copy of the prepared context, freed afterwards.
+    func withContext<R>(_ body: (OpaquePointer) -> R) -> R? {
+      guard let copy = EVP_PKEY_CTX_dup(context) else {
+        OpenSSL.clearErrors()
+        return nil
+      }
+      defer { EVP_PKEY_CTX_free(copy) }
+      return body(copy)
+    }
+  }
+#endif

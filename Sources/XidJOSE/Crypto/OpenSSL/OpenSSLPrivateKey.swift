@@ -1,0 +1,123 @@
+#if canImport(COpenSSL)
+  import COpenSSL
+
+  /// A private key that makes JWS signatures with OpenSSL 3 (EVP API only).
+  final class PlatformPrivateKey: Sendable {
+    let algorithm: JWSAlgorithm
+    private let key: OpenSSLKey
+    private let template: OpenSSLOperationTemplate?
+
+    private init(algorithm: JWSAlgorithm, key: OpenSSLKey) throws {
+      self.algorithm = algorithm
+      self.key = key
+      switch algorithm {
+      case .es256: template = OpenSSLOperationTemplate(key: key, sign: true, padding: nil)
+      case .rs256: template = OpenSSLOperationTemplate(key: key, sign: true, padding: RSA_PKCS1_PADDING)
+      case .ps256: template = OpenSSLOperationTemplate(key: key, sign: true, padding: RSA_PKCS1_PSS_PADDING)
+      case .edDSA: template = nil
+      }
+      guard algorithm == .edDSA || template != nil else {
+        throw XidError(.cryptoFailure, "OpenSSL could not prepare \(algorithm) signing")
+      }
+    }
+
+    /// Generates a new key for `algorithm` (P-256, RSA-2048 or Ed25519).
+    static func generate(for algorithm: JWSAlgorithm) throws -> PlatformPrivateKey {
+      let type: String
+      switch algorithm {
+      case .es256: type = "EC"
+      case .rs256, .ps256: type = "RSA"
+      case .edDSA: type = "ED25519"
+      }
+      guard let pointer = xid_pkey_generate(type, 2048) else {
+        OpenSSL.clearErrors()
+        throw XidError(.cryptoFailure, "OpenSSL could not generate a \(algorithm) key")
+      }
+      return try PlatformPrivateKey(algorithm: algorithm, key: OpenSSLKey(pointer))
+    }
+
+    /// A P-256 key pair from its private scalar and public point.
+    static func p256(d: [UInt8], x: [UInt8], y: [UInt8]) throws -> PlatformPrivateKey {
+      let point = [0x04] + x + y
+      guard let pointer = xid_pkey_p256(point, point.count, d, d.count) else {
+        OpenSSL.clearErrors()
+        throw XidError(.invalidKey, "OpenSSL rejected the P-256 private JWK")
+      }
+      return try PlatformPrivateKey(algorithm: .es256, key: OpenSSLKey(pointer))
+    }
+
+    /// An Ed25519 key pair from its 32-byte seed and public key.
+    static func ed25519(seed: [UInt8], x: [UInt8]) throws -> PlatformPrivateKey {
+      guard let pointer = xid_pkey_ed25519(x, seed) else {
+        OpenSSL.clearErrors()
+        throw XidError(.invalidKey, "OpenSSL rejected the Ed25519 private JWK")
+      }
+      return try PlatformPrivateKey(algorithm: .edDSA, key: OpenSSLKey(pointer))
+    }
+
+    /// The public half, as JWK members (`kty` and the public parameters).
+    func publicJWKMembers() throws -> [String: JSONValue] {
+      switch algorithm {
+      case .es256:
+        guard let x = key.bigNumber("qx", length: 32), let y = key.bigNumber("qy", length: 32) else { break }
+        return ["kty": "EC", "crv": "P-256", "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y))]
+      case .rs256, .ps256:
+        guard let n = key.bigNumber("n"), let e = key.bigNumber("e") else { break }
+        return ["kty": "RSA", "n": .string(Base64URL.encode(n)), "e": .string(Base64URL.encode(e))]
+      case .edDSA:
+        var x = [UInt8](repeating: 0, count: 32)
+        var length = 32
+        guard EVP_PKEY_get_raw_public_key(key.pointer, &x, &length) == 1, length == 32 else { break }
+        return ["kty": "OKP", "crv": "Ed25519", "x": .string(Base64URL.encode(x))]
+      }
+      OpenSSL.clearErrors()
+      throw XidError(.cryptoFailure, "OpenSSL could not export the public key")
+    }
+
+    /// Signs `message`, returning the JWS signature bytes (r ‖ s for ES256).
+    func signature(for message: UnsafeRawBufferPointer) throws -> [UInt8] {
+      let result: [UInt8]?
+      switch algorithm {
+      case .edDSA: result = signEd25519(message)
+      case .es256:
+        result = signDigest(message).flatMap { der in
+          var raw = [UInt8](repeating: 0, count: 64)
+          return xid_ecdsa_der_to_raw(der, der.count, &raw, 32) == 1 ? raw : nil
+        }
+      case .rs256, .ps256: result = signDigest(message)
+      }
+      guard let result else {
+        OpenSSL.clearErrors()
+        throw XidError(.cryptoFailure, "OpenSSL could not make a \(algorithm) signature")
+      }
+      return result
+    }
+
+    private func signDigest(_ message: UnsafeRawBufferPointer) -> [UInt8]? {
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+        OpenSSL.sha256(message, into: digest.baseAddress!)
+        return template?.withContext { context -> [UInt8]? in
+          var length = 0
+          guard EVP_PKEY_sign(context, nil, &length, digest.baseAddress, 32) == 1 else { return nil }
+          var output = [UInt8](repeating: 0, count: length)
+          guard EVP_PKEY_sign(context, &output, &length, digest.baseAddress, 32) == 1 else { return nil }
+          return Array(output.prefix(length))
+        } ?? nil
+      }
+    }
+
+    private func signEd25519(_ message: UnsafeRawBufferPointer) -> [UInt8]? {
+      guard let context = EVP_MD_CTX_new() else { return nil }
+      defer { EVP_MD_CTX_free(context) }
+      guard EVP_DigestSignInit_ex(context, nil, nil, nil, nil, key.pointer, nil) == 1 else { return nil }
+      var output = [UInt8](repeating: 0, count: 64)
+      var length = 64
+      guard
+        EVP_DigestSign(
+          context, &output, &length, message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1,
+        length == 64
+      else { return nil }
+      return output
+    }
+  }
+#endif

@@ -1,0 +1,119 @@
+#if canImport(COpenSSL)
+  import COpenSSL
+
+  /// A public key prepared for signature verification with OpenSSL 3 (EVP API only).
+  ///
+  /// Built once from JWK parameters with `EVP_PKEY_fromdata` and checked with `EVP_PKEY_public_check`;
+  /// each verification then only duplicates a prepared context.
+  final class PlatformPublicKey: Sendable {
+    private let key: OpenSSLKey
+    private let kind: Kind
+
+    private enum Kind {
+      case p256(OpenSSLOperationTemplate)
+      case rsa(pkcs1: OpenSSLOperationTemplate, pss: OpenSSLOperationTemplate)
+      case ed25519
+    }
+
+    private init(key: OpenSSLKey, kind: Kind) {
+      self.key = key
+      self.kind = kind
+    }
+
+    /// A P-256 key from its affine coordinates (32 bytes each).
+    static func p256(x: [UInt8], y: [UInt8]) throws -> PlatformPublicKey {
+      let point = [0x04] + x + y
+      guard let pointer = xid_pkey_p256(point, point.count, nil, 0) else {
+        OpenSSL.clearErrors()
+        throw XidError(.invalidKey, "P-256 JWK coordinates are not a point on the curve")
+      }
+      let key = OpenSSLKey(pointer)
+      guard xid_pkey_public_check(pointer) == 1 else {
+        OpenSSL.clearErrors()
+        throw XidError(.invalidKey, "P-256 JWK coordinates are not a valid public point")
+      }
+      guard let template = OpenSSLOperationTemplate(key: key, sign: false, padding: nil) else {
+        throw XidError(.cryptoFailure, "OpenSSL could not prepare ECDSA verification")
+      }
+      return PlatformPublicKey(key: key, kind: .p256(template))
+    }
+
+    /// An RSA key from its big-endian modulus and public exponent.
+    static func rsa(modulus: [UInt8], exponent: [UInt8]) throws -> PlatformPublicKey {
+      guard let pointer = xid_pkey_rsa_public(modulus, modulus.count, exponent, exponent.count) else {
+        OpenSSL.clearErrors()
+        throw XidError(.invalidKey, "OpenSSL rejected the RSA JWK parameters")
+      }
+      let key = OpenSSLKey(pointer)
+      guard let pkcs1 = OpenSSLOperationTemplate(key: key, sign: false, padding: RSA_PKCS1_PADDING),
+        let pss = OpenSSLOperationTemplate(key: key, sign: false, padding: RSA_PKCS1_PSS_PADDING)
+      else { throw XidError(.cryptoFailure, "OpenSSL could not prepare RSA verification") }
+      return PlatformPublicKey(key: key, kind: .rsa(pkcs1: pkcs1, pss: pss))
+    }
+
+    /// An Ed25519 key from its 32-byte encoding.
+    static func ed25519(x: [UInt8]) throws -> PlatformPublicKey {
+      guard let pointer = xid_pkey_ed25519(x, nil) else {
+        OpenSSL.clearErrors()
+        throw XidError(.invalidKey, "OpenSSL rejected the Ed25519 JWK public key")
+      }
+      return PlatformPublicKey(key: OpenSSLKey(pointer), kind: .ed25519)
+    }
+
+    /// Whether `signature` is a valid JWS signature of `algorithm` over `message` with this key.
+    /// The caller has already checked that the algorithm fits the key's type.
+    func isValidSignature(
+      _ signature: UnsafeRawBufferPointer, for message: UnsafeRawBufferPointer, algorithm: JWSAlgorithm
+    ) -> Bool {
+      let valid: Bool
+      switch (kind, algorithm) {
+      case (.p256(let template), .es256):
+        valid = verifyECDSA(template, signature, message)
+      case (.rsa(let pkcs1, _), .rs256):
+        valid = verifyDigest(pkcs1, signature, message)
+      case (.rsa(_, let pss), .ps256):
+        valid = verifyDigest(pss, signature, message)
+      case (.ed25519, .edDSA):
+        valid = verifyEd25519(signature, message)
+      default:
+        valid = false
+      }
+      if !valid { OpenSSL.clearErrors() }
+      return valid
+    }
+
+    private func verifyDigest(
+      _ template: OpenSSLOperationTemplate, _ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer
+    ) -> Bool {
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+        OpenSSL.sha256(message, into: digest.baseAddress!)
+        return template.withContext { context in
+          EVP_PKEY_verify(
+            context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+            digest.baseAddress, 32) == 1
+        } ?? false
+      }
+    }
+
+    private func verifyECDSA(
+      _ template: OpenSSLOperationTemplate, _ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer
+    ) -> Bool {
+      // JWS ES256 signatures are r ‖ s, exactly 64 bytes (RFC 7518 §3.4); OpenSSL wants DER.
+      guard signature.count == 64 else { return false }
+      var der: UnsafeMutablePointer<UInt8>? = nil
+      let length = xid_ecdsa_raw_to_der(signature.baseAddress!.assumingMemoryBound(to: UInt8.self), 32, &der)
+      guard length > 0, let der else { return false }
+      defer { CRYPTO_free(der, #fileID, #line) }
+      return verifyDigest(template, UnsafeRawBufferPointer(start: der, count: Int(length)), message)
+    }
+
+    private func verifyEd25519(_ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer) -> Bool {
+      guard signature.count == 64, let context = EVP_MD_CTX_new() else { return false }
+      defer { EVP_MD_CTX_free(context) }
+      guard EVP_DigestVerifyInit_ex(context, nil, nil, nil, nil, key.pointer, nil) == 1 else { return false }
+      return EVP_DigestVerify(
+        context, signature.baseAddress!.assumingMemoryBound(to: UInt8.self), 64,
+        message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1
+    }
+  }
+#endif

@@ -1,0 +1,113 @@
+/// base64url without padding, as RFC 7515 §2 uses it in every part of a JWS and JWK.
+///
+/// Decoding is strict: padding (`=`), whitespace, characters outside the URL-safe alphabet, an
+/// impossible length, and non-zero trailing bits are all rejected, so every byte string has exactly
+/// one accepted encoding.
+public enum Base64URL {
+  private static let alphabet: [UInt8] = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+  /// 0xFF marks a byte outside the alphabet.
+  private static let decodeTable: [UInt8] = {
+    var table = [UInt8](repeating: 0xFF, count: 256)
+    for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+    return table
+  }()
+
+  /// Encodes bytes as base64url without padding.
+  public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    let input = Array(bytes)
+    let outputCount = (input.count * 4 + 2) / 3
+    return String(unsafeUninitializedCapacity: outputCount) { out in
+      alphabet.withUnsafeBufferPointer { table in
+        var o = 0
+        var i = 0
+        while i + 3 <= input.count {
+          let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+          out[o] = table[Int(v >> 18)]
+          out[o + 1] = table[Int(v >> 12 & 0x3F)]
+          out[o + 2] = table[Int(v >> 6 & 0x3F)]
+          out[o + 3] = table[Int(v & 0x3F)]
+          i += 3
+          o += 4
+        }
+        let rest = input.count - i
+        if rest > 0 {
+          let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+          out[o] = table[Int(v >> 18)]
+          out[o + 1] = table[Int(v >> 12 & 0x3F)]
+          o += 2
+          if rest == 2 {
+            out[o] = table[Int(v >> 6 & 0x3F)]
+            o += 1
+          }
+        }
+        return o
+      }
+    }
+  }
+
+  /// Decodes base64url text without padding.
+  ///
+  /// - Throws: ``XidError`` with code ``XidError/Code/invalidEncoding`` for padding, whitespace, a
+  ///   character outside the alphabet, an impossible length or non-zero trailing bits.
+  public static func decode(_ text: some StringProtocol) throws -> [UInt8] {
+    var utf8 = String(text)
+    return try utf8.withUTF8 { try decode($0) }
+  }
+
+  /// Decodes base64url from UTF-8 bytes without padding. See ``decode(_:)-(StringProtocol)``.
+  public static func decode(_ utf8: UnsafeBufferPointer<UInt8>) throws -> [UInt8] {
+    let count = utf8.count
+    guard count % 4 != 1 else {
+      throw XidError(.invalidEncoding, "base64url text has an impossible length (\(count) characters)")
+    }
+    let outputCount = count / 4 * 3 + (count % 4 == 0 ? 0 : count % 4 - 1)
+    return try decodeTable.withUnsafeBufferPointer { table in
+      try [UInt8](unsafeUninitializedCapacity: outputCount) { out, written in
+        var bad: UInt8 = 0
+        var i = 0
+        var o = 0
+        while i + 4 <= count {
+          let a = table[Int(utf8[i])], b = table[Int(utf8[i + 1])]
+          let c = table[Int(utf8[i + 2])], d = table[Int(utf8[i + 3])]
+          bad |= a | b | c | d
+          let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+          out[o] = UInt8(truncatingIfNeeded: v >> 16)
+          out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+          out[o + 2] = UInt8(truncatingIfNeeded: v)
+          i += 4
+          o += 3
+        }
+        var trailingBits: UInt8 = 0
+        switch count - i {
+        case 2:
+          let a = table[Int(utf8[i])], b = table[Int(utf8[i + 1])]
+          bad |= a | b
+          out[o] = a << 2 | b >> 4
+          trailingBits = b & 0x0F
+          o += 1
+        case 3:
+          let a = table[Int(utf8[i])], b = table[Int(utf8[i + 1])], c = table[Int(utf8[i + 2])]
+          bad |= a | b | c
+          out[o] = a << 2 | b >> 4
+          out[o + 1] = b << 4 | c >> 2
+          trailingBits = c & 0x03
+          o += 2
+        default:
+          break
+        }
+        written = o
+        // Table entries are 0...63 or 0xFF, so any bit above 0x3F marks a character outside the alphabet.
+        guard bad & 0xC0 == 0 else {
+          throw XidError(
+            .invalidEncoding,
+            "base64url text contains padding, whitespace or a character outside the URL-safe alphabet")
+        }
+        guard trailingBits == 0 else {
+          throw XidError(.invalidEncoding, "base64url text has non-zero trailing bits (not canonical)")
+        }
+      }
+    }
+  }
+}

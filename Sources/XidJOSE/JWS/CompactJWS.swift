@@ -1,0 +1,123 @@
+/// A JWS in compact serialization (RFC 7515 §7.1): `header.payload.signature`, each part base64url.
+///
+/// Parsing checks the structure only; nothing in it is trusted until ``verify(with:allowedAlgorithms:)``
+/// or ``verify(using:allowedAlgorithms:)`` succeeds.
+///
+/// ```swift
+/// let jws = try CompactJWS(parsing: token)
+/// let key = try jws.verify(using: jwks, allowedAlgorithms: [.es256, .rs256])
+/// ```
+public struct CompactJWS: Sendable, CustomStringConvertible {
+  /// The largest compact JWS Xid parses: 64 KiB. Larger input fails before any decoding.
+  public static let maximumSize = 64 * 1024
+
+  /// The protected header.
+  public let header: JWSHeader
+  /// The decoded payload.
+  public let payload: [UInt8]
+  /// The decoded signature.
+  let signature: [UInt8]
+  /// The ASCII bytes the signature covers: `header.payload` as transmitted.
+  let signingInput: [UInt8]
+
+  /// Parses a compact JWS.
+  ///
+  /// - Throws: ``XidError`` with ``XidError/Code/inputTooLarge`` above ``maximumSize``,
+  ///   ``XidError/Code/malformedJWS`` when it is not three base64url parts with a JSON-object header,
+  ///   and ``XidError/Code/unsupportedJWSFeature`` for `crit` members Xid does not understand or
+  ///   `b64: false`.
+  public init(parsing compact: String) throws {
+    var text = compact
+    guard text.utf8.count <= Self.maximumSize else {
+      throw XidError(.inputTooLarge, "JWS of \(text.utf8.count) bytes exceeds the \(Self.maximumSize)-byte limit")
+    }
+    self = try text.withUTF8 { try Self.parse($0) }
+  }
+
+  private init(header: JWSHeader, payload: [UInt8], signature: [UInt8], signingInput: [UInt8]) {
+    self.header = header
+    self.payload = payload
+    self.signature = signature
+    self.signingInput = signingInput
+  }
+
+  private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) throws -> CompactJWS {
+    guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
+      let secondDot = utf8[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
+      !utf8[(secondDot + 1)...].contains(UInt8(ascii: "."))
+    else {
+      throw XidError(.malformedJWS, "a compact JWS must have exactly three parts separated by '.'")
+    }
+    func decode(_ range: Range<Int>, _ part: String) throws -> [UInt8] {
+      do {
+        return try Base64URL.decode(UnsafeBufferPointer(rebasing: utf8[range]))
+      } catch {
+        throw XidError(.malformedJWS, "the JWS \(part) is not valid base64url")
+      }
+    }
+    let headerBytes = try decode(0..<firstDot, "header")
+    let headerJSON: JSONValue
+    do {
+      headerJSON = try JSONValue(parsing: headerBytes)
+    } catch let error as XidError {
+      throw XidError(.malformedJWS, "the JWS header is not valid JSON (\(error.reason))")
+    }
+    let header = try JWSHeader(json: headerJSON)
+    let payload = try decode((firstDot + 1)..<secondDot, "payload")
+    let signature = try decode((secondDot + 1)..<utf8.count, "signature")
+    return CompactJWS(
+      header: header, payload: payload, signature: signature, signingInput: Array(utf8[0..<secondDot]))
+  }
+
+  /// Verifies the signature with one key.
+  ///
+  /// The algorithm comes from the header, but it must be one of `allowedAlgorithms` and must fit the
+  /// key: its type, and its own `alg`, `use` and `key_ops` when it has them.
+  ///
+  /// - Returns: the algorithm that verified.
+  /// - Throws: ``XidError`` with ``XidError/Code/algorithmNotAllowed`` or
+  ///   ``XidError/Code/invalidSignature``.
+  @discardableResult
+  public func verify(with key: JWSVerificationKey, allowedAlgorithms: Set<JWSAlgorithm>) throws -> JWSAlgorithm {
+    let algorithm = try header.algorithm(allowedBy: allowedAlgorithms)
+    guard key.jwk.permitsVerification(with: algorithm) else {
+      throw XidError(.algorithmNotAllowed, "the key \(key.jwk) cannot verify \(algorithm) signatures")
+    }
+    guard isSigned(by: key, algorithm: algorithm) else {
+      throw XidError(.invalidSignature, "the \(algorithm) signature does not verify with the key \(key.jwk)")
+    }
+    return algorithm
+  }
+
+  /// Verifies the signature with the key of `keySet` that the header names.
+  ///
+  /// With a `kid`, exactly one key with that `kid` must fit the algorithm; without one, each fitting
+  /// key is tried in turn.
+  ///
+  /// - Returns: the key that verified.
+  /// - Throws: ``XidError`` with ``XidError/Code/noMatchingKey`` when no key (or more than one key
+  ///   with the same `kid`) fits, and otherwise as ``verify(with:allowedAlgorithms:)``.
+  @discardableResult
+  public func verify(using keySet: JWKSet, allowedAlgorithms: Set<JWSAlgorithm>) throws -> JWSVerificationKey {
+    let algorithm = try header.algorithm(allowedBy: allowedAlgorithms)
+    let candidates = try keySet.candidates(keyID: header.keyID, algorithm: algorithm)
+    for key in candidates where isSigned(by: key, algorithm: algorithm) { return key }
+    throw XidError(
+      .invalidSignature,
+      "the \(algorithm) signature does not verify with \(candidates.count == 1 ? "the key" : "any of the \(candidates.count) keys") that fit"
+    )
+  }
+
+  private func isSigned(by key: JWSVerificationKey, algorithm: JWSAlgorithm) -> Bool {
+    signature.withUnsafeBytes { signature in
+      signingInput.withUnsafeBytes { message in
+        key.platformKey.isValidSignature(signature, for: message, algorithm: algorithm)
+      }
+    }
+  }
+
+  /// `CompactJWS(alg: …, kid: …)`; never the payload or the signature.
+  public var description: String {
+    "CompactJWS(alg: \(header.algorithm.prefix(16)), kid: \(header.keyID.map { "\"\($0.prefix(64))\"" } ?? "none"))"
+  }
+}

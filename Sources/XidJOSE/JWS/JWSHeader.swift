@@ -1,0 +1,75 @@
+/// The protected header of a JWS (RFC 7515 §4).
+public struct JWSHeader: Sendable, Hashable {
+  /// The `alg` member exactly as written. Whether it is acceptable is decided at verification, by the
+  /// caller's allowed algorithms and the key, never by the header alone.
+  public let algorithm: String
+  /// The `kid` member: which key signed.
+  public let keyID: String?
+  /// The `typ` member, for example `"JWT"` or `"dpop+jwt"`.
+  public let type: String?
+  /// Every member of the header.
+  public let members: [String: JSONValue]
+
+  /// Header members that Xid understands when a JWS lists them in `crit`. Xid implements no JWS
+  /// extension, so none are.
+  static let understoodCriticalMembers: Set<String> = []
+
+  /// Reads a header from its JSON object and applies RFC 7515's rules for `crit` and RFC 7797's `b64`.
+  init(json: JSONValue) throws {
+    guard let members = json.objectValue else {
+      throw XidError(.malformedJWS, "the JWS header is not a JSON object")
+    }
+    guard let algorithm = members["alg"]?.stringValue else {
+      throw XidError(.malformedJWS, "the JWS header has no string \"alg\" member")
+    }
+    if let b64 = members["b64"], b64 != .bool(true) {
+      throw XidError(
+        .unsupportedJWSFeature, "the JWS uses an unencoded payload (\"b64\": false, RFC 7797), which Xid refuses")
+    }
+    if let crit = members["crit"] {
+      guard let names = crit.arrayValue?.compactMap(\.stringValue), !names.isEmpty,
+        names.count == crit.arrayValue?.count
+      else { throw XidError(.malformedJWS, "the JWS header's \"crit\" must be a non-empty array of strings") }
+      if let unknown = names.first(where: { !Self.understoodCriticalMembers.contains($0) }) {
+        throw XidError(
+          .unsupportedJWSFeature,
+          "the JWS header marks \"\(unknown)\" as critical (crit), and Xid does not understand it")
+      }
+    }
+    self.algorithm = algorithm
+    self.keyID = try Self.optionalString("kid", in: members)
+    self.type = try Self.optionalString("typ", in: members)
+    self.members = members
+  }
+
+  private static func optionalString(_ name: String, in members: [String: JSONValue]) throws -> String? {
+    guard let value = members[name] else { return nil }
+    guard let string = value.stringValue else {
+      throw XidError(.malformedJWS, "the JWS header's \"\(name)\" is not a string")
+    }
+    return string
+  }
+
+  /// The header's `alg` as one of `allowed`.
+  ///
+  /// - Throws: ``XidError/Code/algorithmNotAllowed`` for `none`, HMAC, an unknown name, or a
+  ///   supported algorithm the caller did not allow.
+  public func algorithm(allowedBy allowed: Set<JWSAlgorithm>) throws -> JWSAlgorithm {
+    guard let known = JWSAlgorithm(rawValue: algorithm) else {
+      if algorithm == "none" {
+        throw XidError(.algorithmNotAllowed, "the JWS is unsigned (alg \"none\"); Xid never accepts unsigned tokens")
+      }
+      if algorithm.hasPrefix("HS") {
+        throw XidError(
+          .algorithmNotAllowed,
+          "the JWS uses the HMAC algorithm \(algorithm.prefix(8)), never accepted with a public key")
+      }
+      throw XidError(.algorithmNotAllowed, "the JWS algorithm \"\(algorithm.prefix(16))\" is not supported")
+    }
+    guard allowed.contains(known) else {
+      let list = allowed.map(\.rawValue).sorted().joined(separator: ", ")
+      throw XidError(.algorithmNotAllowed, "the JWS algorithm \(known) is not among the allowed ones (\(list))")
+    }
+    return known
+  }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A JWT whose signature has been verified, with its claims.
+///
+/// ```swift
+/// let jwt = try SignedJWT(verifying: idToken, using: jwks, allowedAlgorithms: [.es256, .rs256])
+/// try jwt.claims.validateTimes(now: Date(), leeway: 60)
+/// ```
+public struct SignedJWT: Sendable {
+  /// The JWS the token was.
+  public let jws: CompactJWS
+  /// The claims, from a payload whose signature verified.
+  public let claims: JWTClaims
+  /// The key that verified the signature.
+  public let key: JWSVerificationKey
+
+  /// Parses `token`, verifies its signature with the fitting key of `keySet`, and reads its claims.
+  ///
+  /// - Throws: ``XidError``: see ``CompactJWS/init(parsing:)``, ``CompactJWS/verify(using:allowedAlgorithms:)``
+  ///   and ``JWTClaims/init(payload:)``.
+  public init(verifying token: String, using keySet: JWKSet, allowedAlgorithms: Set<JWSAlgorithm>) throws {
+    let jws = try CompactJWS(parsing: token)
+    key = try jws.verify(using: keySet, allowedAlgorithms: allowedAlgorithms)
+    claims = try JWTClaims(payload: jws.payload)
+    self.jws = jws
+  }
+}
+
+extension JWTClaims {
+  /// Checks `exp`, `nbf` and `iat` against `now`, allowing `leeway` seconds of clock skew.
+  ///
+  /// - Parameters:
+  ///   - requireExpiration: whether a token without `exp` fails.
+  ///   - requireIssuedAt: whether a token without `iat` fails.
+  /// - Throws: ``XidError/Code/invalidClaims`` for an expired token, one not yet valid, or one issued in
+  ///   the future beyond the leeway.
+  public func validateTimes(
+    now: Date, leeway: TimeInterval, requireExpiration: Bool = true, requireIssuedAt: Bool = false
+  ) throws {
+    if let expiresAt {
+      guard now.timeIntervalSince(expiresAt) < leeway else {
+        throw XidError(.invalidClaims, "the token expired at \(expiresAt) (now \(now), leeway \(Int(leeway)) s)")
+      }
+    } else if requireExpiration {
+      throw XidError(.invalidClaims, "the token has no \"exp\" claim")
+    }
+    if let notBefore, notBefore.timeIntervalSince(now) > leeway {
+      throw XidError(.invalidClaims, "the token is not valid before \(notBefore) (now \(now), leeway \(Int(leeway)) s)")
+    }
+    if let issuedAt {
+      guard issuedAt.timeIntervalSince(now) <= leeway else {
+        throw XidError(
+          .invalidClaims,
+          "the token was issued in the future, at \(issuedAt) (now \(now), leeway \(Int(leeway)) s); check the clock")
+      }
+    } else if requireIssuedAt {
+      throw XidError(.invalidClaims, "the token has no \"iat\" claim")
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/// A JWK Set (RFC 7517 §5) of prepared verification keys, as a provider's `jwks_uri` serves it.
+///
+/// Keys Xid cannot use (other key types or curves, `use: "enc"`, malformed or weak keys, keys with
+/// private members) are skipped rather than failing the whole set, so one odd key in a provider's
+/// set does not stop sign-in; ``skipped`` says which and why.
+public struct JWKSet: Sendable {
+  /// A key of the set that was left out, and why.
+  public struct SkippedKey: Sendable, Hashable {
+    /// The key's position in the set's `keys` array.
+    public let index: Int
+    /// The key's `kid`, when it had a string one.
+    public let keyID: String?
+    /// Why Xid cannot use it.
+    public let error: XidError
+  }
+
+  /// The keys Xid can verify with, in the order the set lists them.
+  public let keys: [JWSVerificationKey]
+  /// The keys that were left out.
+  public let skipped: [SkippedKey]
+
+  /// Creates a set from prepared keys.
+  public init(keys: [JWSVerificationKey]) {
+    self.keys = keys
+    self.skipped = []
+  }
+
+  /// Parses a JWK Set document and prepares each usable key.
+  ///
+  /// - Throws: ``XidError`` with ``XidError/Code/invalidJSON`` when the document is not a JSON object
+  ///   with a `keys` array.
+  public init(parsing bytes: some Collection<UInt8>) throws {
+    guard let array = try JSONValue(parsing: bytes)["keys"]?.arrayValue else {
+      throw XidError(.invalidJSON, "a JWK Set must be a JSON object with a \"keys\" array")
+    }
+    var keys: [JWSVerificationKey] = []
+    var skipped: [SkippedKey] = []
+    for (index, member) in array.enumerated() {
+      do {
+        let key = try JWSVerificationKey(json: member)
+        if let use = key.jwk.use, use != "sig" {
+          throw XidError(.unsupportedKey, "the key is for use \"\(use.prefix(16))\", not signatures")
+        }
+        keys.append(key)
+      } catch let error as XidError {
+        skipped.append(SkippedKey(index: index, keyID: member["kid"]?.stringValue, error: error))
+      }
+    }
+    self.keys = keys
+    self.skipped = skipped
+  }
+
+  /// The keys that may verify a JWS of `algorithm` naming `keyID`.
+  ///
+  /// - Throws: ``XidError/Code/noMatchingKey`` when none fits, or when a `kid` names several keys that
+  ///   fit (an ambiguous set is refused rather than guessed at).
+  public func candidates(keyID: String?, algorithm: JWSAlgorithm) throws -> [JWSVerificationKey] {
+    let fitting = keys.filter { $0.jwk.permitsVerification(with: algorithm) }
+    guard let keyID else {
+      guard !fitting.isEmpty else {
+        throw XidError(.noMatchingKey, "the key set has no key for \(algorithm) (the token names no kid)")
+      }
+      return fitting
+    }
+    let named = fitting.filter { $0.keyID == keyID }
+    guard !named.isEmpty else {
+      throw XidError(.noMatchingKey, "the key set has no \(algorithm) key with the token's kid \"\(keyID.prefix(64))\"")
+    }
+    guard named.count == 1 else {
+      throw XidError(
+        .noMatchingKey,
+        "the key set has \(named.count) \(algorithm) keys with kid \"\(keyID.prefix(64))\"; refusing to guess")
+    }
+    return named
+  }
+}

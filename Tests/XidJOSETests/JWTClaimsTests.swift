@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import XidJOSE
+
+struct JWTClaimsTests {
+  @Test func readsRegisteredAndOpenIDClaims() throws {
+    let claims = try JWTClaims(raw: [
+      "iss": "https://op.example", "sub": "alice", "aud": "client", "exp": 2000, "nbf": 900, "iat": 1000.5,
+      "jti": "j", "nonce": "n", "azp": "client", "at_hash": "a", "c_hash": "c", "auth_time": 990, "sid": "s",
+      "name": "Alice",
+    ])
+    #expect(claims.issuer == "https://op.example")
+    #expect(claims.subject == "alice")
+    #expect(claims.audience == ["client"])
+    #expect(claims.expiresAt == Date(timeIntervalSince1970: 2000))
+    #expect(claims.notBefore == Date(timeIntervalSince1970: 900))
+    #expect(claims.issuedAt == Date(timeIntervalSince1970: 1000.5))
+    #expect(claims.jwtID == "j")
+    #expect(claims.nonce == "n")
+    #expect(claims.authorizedParty == "client")
+    #expect(claims.accessTokenHash == "a")
+    #expect(claims.codeHash == "c")
+    #expect(claims.authTime == Date(timeIntervalSince1970: 990))
+    #expect(claims.sessionID == "s")
+    #expect(claims["name"] == "Alice")
+  }
+
+  @Test func readsAudienceAsAStringOrAnArray() throws {
+    #expect(try JWTClaims(raw: ["aud": ["a", "b"]]).audience == ["a", "b"])
+    #expect(try JWTClaims(raw: [:]).audience == [])
+    expectXidError(.invalidClaims) { try JWTClaims(raw: ["aud": ["a", 1]]) }
+    expectXidError(.invalidClaims) { try JWTClaims(raw: ["aud": 1]) }
+  }
+
+  @Test func rejectsClaimsOfTheWrongType() {
+    expectXidError(.invalidClaims) { try JWTClaims(raw: ["exp": "tomorrow"]) }
+    expectXidError(.invalidClaims) { try JWTClaims(raw: ["iss": 1]) }
+    expectXidError(.invalidClaims) { try JWTClaims(raw: ["nonce": ["n"]]) }
+    expectXidError(.invalidJSON) { try JWTClaims(payload: Array("[1]".utf8)) }
+  }
+
+  @Test func validatesTimesWithLeeway() throws {
+    let now = Date(timeIntervalSince1970: 10_000)
+    let claims = try JWTClaims(raw: ["exp": 10_030, "iat": 10_050, "nbf": 10_040])
+    try claims.validateTimes(now: now, leeway: 60)
+    expectXidError(.invalidClaims) { try claims.validateTimes(now: now.addingTimeInterval(100), leeway: 60) }
+    expectXidError(.invalidClaims) { try claims.validateTimes(now: now, leeway: 10) }
+    expectXidError(.invalidClaims) { try JWTClaims(raw: [:]).validateTimes(now: now, leeway: 60) }
+    expectXidError(.invalidClaims) {
+      try JWTClaims(raw: ["exp": 10_030]).validateTimes(now: now, leeway: 60, requireIssuedAt: true)
+    }
+  }
+
+  @Test func rejectsOversizedTokensBeforeParsing() {
+    expectXidError(.inputTooLarge) {
+      try SignedJWT(
+        verifying: String(repeating: "e30.", count: 20_000), using: JWKSet(keys: []), allowedAlgorithms: [.es256])
+    }
+  }
+}
+
+struct XidCryptoTests {
+  @Test func sha256MatchesTheFIPSVectors() {
+    #expect(Base64URL.encode(XidCrypto.sha256(Array("abc".utf8))) == "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0")
+    #expect(Base64URL.encode(XidCrypto.sha256([])) == "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU")
+  }
+
+  @Test func randomBytesAreFreshEachTime() throws {
+    let a = try XidCrypto.randomBytes(count: 32)
+    let b = try XidCrypto.randomBytes(count: 32)
+    #expect(a.count == 32 && b.count == 32)
+    #expect(a != b)
+  }
+}
