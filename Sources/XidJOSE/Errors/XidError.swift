@@ -30,20 +30,26 @@ public struct XidError: Error, Sendable, Hashable, CustomStringConvertible {
   public let reason: String
   /// The HTTP status of the response that caused the error, when there was one.
   public let httpStatus: Int?
+  /// The OAuth 2.0 `error` code the server sent (RFC 6749 §5.2, for example `"invalid_grant"`),
+  /// when it sent one.
+  public let oauthError: String?
 
-  /// Creates an error with a code, a reason and, optionally, the HTTP status behind it.
+  /// Creates an error with a code, a reason and, optionally, the HTTP status and OAuth error behind it.
   ///
   /// - Important: never put token material into `reason`.
-  public init(_ code: Code, _ reason: String, httpStatus: Int? = nil) {
+  public init(_ code: Code, _ reason: String, httpStatus: Int? = nil, oauthError: String? = nil) {
     self.code = code
     self.reason = reason
     self.httpStatus = httpStatus
+    self.oauthError = oauthError
   }
 
-  /// `XidError(<code>): <reason>`, plus the HTTP status when there is one.
+  /// `XidError(<code>, HTTP <status>, <oauth error>): <reason>`, with the parts that are known.
   public var description: String {
-    if let httpStatus { return "XidError(\(code), HTTP \(httpStatus)): \(reason)" }
-    return "XidError(\(code)): \(reason)"
+    var context = [code.rawValue]
+    if let httpStatus { context.append("HTTP \(httpStatus)") }
+    if let oauthError { context.append(oauthError) }
+    return "XidError(\(context.joined(separator: ", "))): \(reason)"
   }
 }
 

@@ -1,0 +1,106 @@
+import Foundation
+
+/// HTTP header fields: ordered, with case-insensitive lookup (RFC 9110 §5.1).
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+  /// The fields in the order they were added.
+  public private(set) var fields: [(name: String, value: String)]
+
+  /// Creates headers from name–value pairs.
+  public init(_ fields: [(name: String, value: String)] = []) { self.fields = fields }
+
+  /// Creates headers from a literal such as `["Accept": "application/json"]`.
+  public init(dictionaryLiteral elements: (String, String)...) { fields = elements.map { ($0, $1) } }
+
+  /// The first value of the field `name`, compared case-insensitively. Setting replaces every field of
+  /// that name; setting `nil` removes them.
+  public subscript(name: String) -> String? {
+    get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+    set {
+      fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+      if let newValue { fields.append((name, newValue)) }
+    }
+  }
+
+  /// Adds a field, keeping any others of the same name.
+  public mutating func append(name: String, value: String) { fields.append((name, value)) }
+
+  /// Iterates over the fields in order.
+  public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+
+  public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    for field in fields {
+      hasher.combine(field.name)
+      hasher.combine(field.value)
+    }
+  }
+}
+
+/// An HTTP request as Xid sends it: to a provider, a resource server, or the test provider.
+public struct HTTPRequest: Sendable, Hashable {
+  /// The method, for example `"GET"` or `"POST"`.
+  public var method: String
+  /// The absolute URL.
+  public var url: URL
+  /// The header fields.
+  public var headers: HTTPHeaders
+  /// The body, empty for none.
+  public var body: Data
+
+  /// Creates a request.
+  public init(method: String = "GET", url: URL, headers: HTTPHeaders = [:], body: Data = Data()) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+  }
+
+  /// A `POST` of `application/x-www-form-urlencoded` parameters, as OAuth endpoints take them.
+  public static func form(_ url: URL, _ parameters: [(String, String)], headers: HTTPHeaders = [:]) -> HTTPRequest {
+    var request = HTTPRequest(method: "POST", url: url, headers: headers, body: Data(FormEncoding.encode(parameters).utf8))
+    request.headers["Content-Type"] = "application/x-www-form-urlencoded"
+    if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
+    return request
+  }
+}
+
+/// An HTTP response.
+public struct HTTPResponse: Sendable, Hashable {
+  /// The status code.
+  public var status: Int
+  /// The header fields.
+  public var headers: HTTPHeaders
+  /// The body.
+  public var body: Data
+
+  /// Creates a response.
+  public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+
+  /// A response with a JSON body and `Content-Type: application/json`.
+  public static func json(_ value: JSONValue, status: Int = 200, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    var response = HTTPResponse(status: status, headers: headers, body: Data(value.serializedBytes()))
+    response.headers["Content-Type"] = "application/json"
+    if response.headers["Cache-Control"] == nil { response.headers["Cache-Control"] = "no-store" }
+    return response
+  }
+
+  /// Whether the status is 2xx.
+  public var isSuccess: Bool { (200..<300).contains(status) }
+}
+
+/// Sends HTTP requests. Xid's protocol code talks to the network only through this protocol, so tests
+/// and apps can put their own transport in its place (the test provider's in-memory one, a proxy, a
+/// pinned `URLSession`).
+public protocol HTTPTransport: Sendable {
+  /// Sends `request` and returns the response, whatever its status.
+  ///
+  /// - Throws: ``XidError`` with ``XidError/Code/networkFailure`` when no response arrived.
+  func send(_ request: HTTPRequest) async throws -> HTTPResponse
+}
