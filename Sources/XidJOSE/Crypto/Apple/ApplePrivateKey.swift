@@ -8,7 +8,9 @@
     let algorithm: JWSAlgorithm
     private let kind: Kind
 
-    private enum Kind: Sendable {
+    /// CryptoKit keys are immutable values, safe to share between threads, but the iOS 17 SDK does not
+    /// mark them `Sendable`; hence `@unchecked`.
+    private enum Kind: @unchecked Sendable {
       case p256(P256.Signing.PrivateKey)
       case rsa(AppleRSAKey)
       case ed25519(Curve25519.Signing.PrivateKey)

@@ -10,7 +10,9 @@
   final class PlatformPublicKey: Sendable {
     private let kind: Kind
 
-    private enum Kind: Sendable {
+    /// CryptoKit keys are immutable values, safe to share between threads, but the iOS 17 SDK does not
+    /// mark them `Sendable`; hence `@unchecked`.
+    private enum Kind: @unchecked Sendable {
       case p256(P256.Signing.PublicKey)
       case rsa(AppleRSAKey)
       case ed25519(Curve25519.Signing.PublicKey)
