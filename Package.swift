@@ -29,6 +29,7 @@ let package = Package(
       path: "Benchmarks/XidBenchmarks"
     ),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE"]),
+    .testTarget(name: "XidSessionTests", dependencies: ["Xid"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -38,7 +38,8 @@ extension URL {
       return self
     }
     let added = FormEncoding.encode(parameters)
-    components.percentEncodedQuery = components.percentEncodedQuery.map { $0.isEmpty ? added : $0 + "&" + added } ?? added
+    components.percentEncodedQuery =
+      components.percentEncodedQuery.map { $0.isEmpty ? added : $0 + "&" + added } ?? added
     return components.url ?? self
   }
 
@@ -70,7 +71,8 @@ extension URL {
     default:
       throw XidError(
         .insecureURL,
-        "the \(purpose) \(scheme.map { "uses \($0)://" } ?? "has no scheme"); Xid requires https (http only for loopback hosts)")
+        "the \(purpose) \(scheme.map { "uses \($0)://" } ?? "has no scheme"); Xid requires https (http only for loopback hosts)"
+      )
     }
   }
 }

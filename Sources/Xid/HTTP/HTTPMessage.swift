@@ -60,7 +60,8 @@ public struct HTTPRequest: Sendable, Hashable {
 
   /// A `POST` of `application/x-www-form-urlencoded` parameters, as OAuth endpoints take them.
   public static func form(_ url: URL, _ parameters: [(String, String)], headers: HTTPHeaders = [:]) -> HTTPRequest {
-    var request = HTTPRequest(method: "POST", url: url, headers: headers, body: Data(FormEncoding.encode(parameters).utf8))
+    var request = HTTPRequest(
+      method: "POST", url: url, headers: headers, body: Data(FormEncoding.encode(parameters).utf8))
     request.headers["Content-Type"] = "application/x-www-form-urlencoded"
     if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
     return request

@@ -1,0 +1,34 @@
+/// Where Xid keeps its state: one token record per account, and the pending sign-ins.
+///
+/// Each value is a complete JSON document written in one call, so an implementation only has to make
+/// single writes atomic for readers never to see half an update. Xid ships three implementations:
+/// ``KeychainTokenStorage`` (Apple platforms, the default there), ``FileTokenStorage`` (macOS and Linux
+/// programs) and ``InMemoryTokenStorage`` (tests, and apps that must not persist tokens).
+///
+/// Throw ``XidError`` from your own implementation: ``XidError/Code/storageLocked`` when the store is
+/// temporarily unreadable (a locked device) — Xid then never mistakes it for a signed-out user — and
+/// ``XidError/Code/storageFailure`` for anything else.
+public protocol TokenStorageAdapter: Sendable {
+  /// Stores `value` under `key`, replacing any previous value atomically.
+  func save(key: String, value: String) throws
+  /// The value stored under `key`, or `nil` when there is none.
+  func load(key: String) throws -> String?
+  /// Removes the value under `key`; removing a missing key is not an error.
+  func delete(key: String) throws
+  /// Lists the keys that start with `prefix` (Xid uses it to find pending sign-ins).
+  func keys(withPrefix prefix: String) throws -> [String]
+}
+
+extension XidError.Code {
+  /// The token storage cannot be read right now (for example the device is locked, or the app was
+  /// launched for prewarming before first unlock). The user is still signed in: try again once the
+  /// device is unlocked; do not sign the user out.
+  public static let storageLocked = Self(rawValue: "storageLocked")
+  /// The token storage failed. The reason names the operation and the system's status.
+  public static let storageFailure = Self(rawValue: "storageFailure")
+  /// The app lacks the keychain access group entitlement it was configured with. Add the group to the
+  /// app's (and extension's) Keychain Sharing entitlement, with the team ID prefix.
+  public static let missingEntitlement = Self(rawValue: "missingEntitlement")
+  /// Another process held the refresh lock for longer than Xid waits. Nothing was lost; try again.
+  public static let lockTimeout = Self(rawValue: "lockTimeout")
+}

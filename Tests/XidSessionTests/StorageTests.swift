@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+@testable import Xid
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+func temporaryDirectory() -> URL {
+  FileManager.default.temporaryDirectory.appendingPathComponent("xid-tests-\(UUID().uuidString)", isDirectory: true)
+}
+
+func permissions(_ path: String) -> mode_t {
+  var info = stat()
+  stat(path, &info)
+  return info.st_mode & 0o777
+}
+
+struct FileTokenStorageTests {
+  @Test func storesLoadsAndDeletesValues() throws {
+    let storage = try FileTokenStorage(directory: temporaryDirectory())
+    #expect(try storage.load(key: "xid.a") == nil)
+    try storage.save(key: "xid.a", value: "first")
+    try storage.save(key: "xid.a", value: "second")
+    try storage.save(key: "other/..\\key é", value: "x")
+    #expect(try storage.load(key: "xid.a") == "second")
+    #expect(try storage.load(key: "other/..\\key é") == "x")
+    #expect(try storage.keys(withPrefix: "xid.") == ["xid.a"])
+    try storage.delete(key: "xid.a")
+    try storage.delete(key: "xid.a")
+    #expect(try storage.load(key: "xid.a") == nil)
+  }
+
+  @Test func createsAPrivateDirectoryAndPrivateFiles() throws {
+    let directory = temporaryDirectory()
+    try FileManager.default.createDirectory(
+      at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+    let storage = try FileTokenStorage(directory: directory)
+    try storage.save(key: "k", value: "v")
+    #expect(permissions(directory.path) == 0o700)
+    #expect(permissions(directory.appendingPathComponent("k").path) == 0o600)
+  }
+
+  @Test func leavesNoTemporaryFilesBehind() throws {
+    let storage = try FileTokenStorage(directory: temporaryDirectory())
+    for index in 0..<20 { try storage.save(key: "k", value: String(repeating: "v", count: index * 100)) }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: storage.directory.path) == ["k"])
+  }
+
+  @Test func readersNeverSeeHalfAWrite() async throws {
+    let storage = try FileTokenStorage(directory: temporaryDirectory())
+    let values = (0..<4).map { String(repeating: Character(String($0)), count: 64 * 1024) }
+    try storage.save(key: "k", value: values[0])
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for round in 0..<200 { try storage.save(key: "k", value: values[round % values.count]) }
+      }
+      group.addTask {
+        for _ in 0..<400 {
+          let read = try storage.load(key: "k")
+          #expect(read.map(values.contains) == true)
+        }
+      }
+      try await group.waitForAll()
+    }
+  }
+
+  @Test func defaultDirectoryFollowsXDGStateHome() {
+    #expect(FileTokenStorage.defaultDirectory(environment: ["XDG_STATE_HOME": "/s", "HOME": "/h"]).path == "/s/xid")
+    #expect(FileTokenStorage.defaultDirectory(environment: ["HOME": "/h"]).path == "/h/.local/state/xid")
+    #expect(
+      FileTokenStorage.defaultDirectory(environment: ["XDG_STATE_HOME": "rel", "HOME": "/h"]).path
+        == "/h/.local/state/xid")
+  }
+}
+
+struct FileLockTests {
+  @Test func serializesHoldersAndTimesOutWithoutBlocking() async throws {
+    let directory = temporaryDirectory()
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let lock = FileLock(directory: directory, name: "refresh.lock")
+    // A second open file description of the same file conflicts with the first, as another process would.
+    let (entered, enter) = AsyncStream.makeStream(of: Void.self)
+    let (release, finish) = AsyncStream.makeStream(of: Void.self)
+    let holder = Task {
+      try await lock.withLock {
+        enter.yield()
+        for await _ in release {}
+      }
+    }
+    for await _ in entered { break }
+    let error = await #expect(throws: XidError.self) {
+      try await lock.withLock(timeout: .milliseconds(100)) {}
+    }
+    #expect(error?.code == .lockTimeout)
+    finish.finish()
+    try await holder.value
+    let value = try await lock.withLock(timeout: .seconds(1)) { 42 }
+    #expect(value == 42)
+  }
+}
+
+/// A keychain that behaves like `SecItem*`, returning the real status codes.
+final class FakeKeychain: KeychainTokenStorage.Backend, @unchecked Sendable {
+  private let lock = NSLock()
+  private var items: [String: (data: Data, accessibility: KeychainTokenStorage.Accessibility, group: String?)] = [:]
+  /// A status every call returns instead of doing its work (a locked device, a missing entitlement).
+  var forcedStatus: Int32?
+  private(set) var calls: [String] = []
+
+  private func key(_ item: KeychainTokenStorage.Item) -> String {
+    "\(item.service)|\(item.accessGroup ?? "")|\(item.account ?? "")"
+  }
+
+  private func perform<R>(_ name: String, _ forced: (Int32) -> R, _ body: () -> R) -> R {
+    lock.withLock {
+      calls.append(name)
+      if let forcedStatus { return forced(forcedStatus) }
+      return body()
+    }
+  }
+
+  func update(_ item: KeychainTokenStorage.Item, data: Data) -> Int32 {
+    perform("update", { $0 }) {
+      guard items[key(item)] != nil else { return KeychainTokenStorage.Status.itemNotFound }
+      items[key(item)] = (data, item.accessibility, item.accessGroup)
+      return KeychainTokenStorage.Status.success
+    }
+  }
+
+  func add(_ item: KeychainTokenStorage.Item, data: Data) -> Int32 {
+    perform("add", { $0 }) {
+      guard items[key(item)] == nil else { return KeychainTokenStorage.Status.duplicateItem }
+      items[key(item)] = (data, item.accessibility, item.accessGroup)
+      return KeychainTokenStorage.Status.success
+    }
+  }
+
+  func copyData(_ item: KeychainTokenStorage.Item) -> (status: Int32, data: Data?) {
+    perform("copy", { ($0, nil) }) {
+      guard let stored = items[key(item)] else { return (KeychainTokenStorage.Status.itemNotFound, nil) }
+      return (KeychainTokenStorage.Status.success, stored.data)
+    }
+  }
+
+  func delete(_ item: KeychainTokenStorage.Item) -> Int32 {
+    perform("delete", { $0 }) {
+      items.removeValue(forKey: key(item)) == nil
+        ? KeychainTokenStorage.Status.itemNotFound : KeychainTokenStorage.Status.success
+    }
+  }
+
+  func copyAccounts(_ item: KeychainTokenStorage.Item) -> (status: Int32, accounts: [String]) {
+    perform("list", { ($0, []) }) {
+      let prefix = "\(item.service)|\(item.accessGroup ?? "")|"
+      let accounts = items.keys.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+      return (
+        accounts.isEmpty ? KeychainTokenStorage.Status.itemNotFound : KeychainTokenStorage.Status.success, accounts
+      )
+    }
+  }
+
+  func accessibility(service: String, group: String?, account: String) -> KeychainTokenStorage.Accessibility? {
+    lock.withLock { items["\(service)|\(group ?? "")|\(account)"]?.accessibility }
+  }
+}
+
+struct KeychainTokenStorageTests {
+  @Test func updatesFirstAndAddsOnlyWhenAbsent() throws {
+    let keychain = FakeKeychain()
+    let storage = KeychainTokenStorage(accessGroup: "TEAM.com.example.shared", backend: keychain)
+    try storage.save(key: "k", value: "one")
+    try storage.save(key: "k", value: "two")
+    #expect(keychain.calls == ["update", "add", "update"])
+    #expect(try storage.load(key: "k") == "two")
+    #expect(
+      keychain.accessibility(service: "dev.xid.tokens", group: "TEAM.com.example.shared", account: "k")
+        == .afterFirstUnlockThisDeviceOnly)
+    #expect(try storage.keys(withPrefix: "") == ["k"])
+    try storage.delete(key: "k")
+    try storage.delete(key: "k")
+    #expect(try storage.load(key: "k") == nil)
+    #expect(try storage.keys(withPrefix: "") == [])
+  }
+
+  @Test func aLockedDeviceIsReportedAsStorageLockedNeverAsSignedOut() {
+    let keychain = FakeKeychain()
+    keychain.forcedStatus = KeychainTokenStorage.Status.interactionNotAllowed
+    let storage = KeychainTokenStorage(backend: keychain)
+    expectXidError(.storageLocked) { try storage.load(key: "k") }
+    expectXidError(.storageLocked) { try storage.save(key: "k", value: "v") }
+  }
+
+  @Test func aMissingEntitlementNamesTheAccessGroupToAdd() {
+    let keychain = FakeKeychain()
+    keychain.forcedStatus = KeychainTokenStorage.Status.missingEntitlement
+    let storage = KeychainTokenStorage(accessGroup: "TEAM.com.example.shared", backend: keychain)
+    let error = expectXidError(.missingEntitlement) { try storage.load(key: "k") }
+    #expect(error?.reason.contains("TEAM.com.example.shared") == true)
+  }
+
+  @Test func otherStatusesAreStorageFailures() {
+    let keychain = FakeKeychain()
+    keychain.forcedStatus = -50
+    let error = expectXidError(.storageFailure) { try KeychainTokenStorage(backend: keychain).delete(key: "k") }
+    #expect(error?.reason.contains("-50") == true)
+  }
+}
