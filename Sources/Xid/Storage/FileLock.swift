@@ -25,8 +25,8 @@ public struct FileLock: Sendable {
   /// - Parameter timeout: how long to wait for another holder.
   /// - Throws: ``XidError/Code/lockTimeout`` when the lock stays taken for `timeout`,
   ///   ``XidError/Code/storageFailure`` when the lock file cannot be opened, and whatever `body` throws.
-  public func withLock<R: Sendable>(
-    timeout: Duration = .seconds(10), _ body: () async throws -> R
+  public func withLock<R>(
+    isolation: isolated (any Actor)? = #isolation, timeout: Duration = .seconds(10), _ body: () async throws -> R
   ) async throws -> R {
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw FileTokenStorage.failure("open the lock file", path) }

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+@testable import Xid
+
+/// A refresher that counts calls and answers from a script.
+final class ScriptedRefresher: @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+  var behaviour: @Sendable (TokenRecord, Int) throws -> RefreshedTokens = { _, n in
+    RefreshedTokens(accessToken: "at-\(n)", tokenType: "Bearer", expiresIn: 3600, refreshToken: "rt-\(n)")
+  }
+  var delay: Duration = .zero
+
+  var calls: Int { lock.withLock { count } }
+
+  func refresh(_ record: TokenRecord) async throws -> RefreshedTokens {
+    let n = lock.withLock {
+      count += 1
+      return count
+    }
+    if delay > .zero { try await Task.sleep(for: delay) }
+    return try behaviour(record, n)
+  }
+}
+
+extension RefreshedTokens {
+  init(accessToken: String, tokenType: String, expiresIn: TimeInterval?, refreshToken: String?) {
+    self.init(
+      accessToken: accessToken, tokenType: tokenType, expiresIn: expiresIn, refreshToken: refreshToken, idToken: nil,
+      scopes: nil)
+  }
+}
+
+struct AccountSessionTests {
+  static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+  static func record(version: Int64 = 1, expiresIn: TimeInterval = -1, refreshToken: String? = "rt-0") -> TokenRecord {
+    TokenRecord(
+      version: version, accessToken: "at-0", tokenType: "Bearer", expiresAt: start.addingTimeInterval(expiresIn),
+      refreshToken: refreshToken, idToken: nil, scopes: ["openid"], issuer: "https://op.example", clientID: "c",
+      account: "default")
+  }
+
+  static func session(
+    storage: any TokenStorageAdapter, refresher: ScriptedRefresher, lockDirectory: URL? = nil
+  ) -> AccountSession {
+    AccountSession(
+      key: "xid.tokens.test", storage: storage, lockDirectory: lockDirectory, lockTimeout: .seconds(5),
+      expiryLeeway: 60, logger: DiscardingLogger(), now: { start }, refresher: { try await refresher.refresh($0) })
+  }
+
+  @Test func concurrentCallersShareOneRefresh() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    let refresher = ScriptedRefresher()
+    refresher.delay = .milliseconds(20)
+    let session = Self.session(storage: storage, refresher: refresher)
+    let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+      for _ in 0..<100 { group.addTask { try await session.validRecord(force: false).accessToken } }
+      return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+    }
+    #expect(refresher.calls == 1)
+    #expect(tokens == ["at-1"])
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: "xid.tokens.test")))
+    #expect(stored.version == 2)
+    #expect(stored.refreshToken == "rt-1")
+  }
+
+  @Test func aValidTokenNeedsNoRefreshAndIsServedFromMemory() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record(expiresIn: 3600).encoded())
+    let refresher = ScriptedRefresher()
+    let session = Self.session(storage: storage, refresher: refresher)
+    #expect(session.usableAccessTokenFromMemory() == nil)
+    #expect(try await session.validRecord(force: false).accessToken == "at-0")
+    #expect(session.usableAccessTokenFromMemory() == "at-0")
+    #expect(refresher.calls == 0)
+  }
+
+  @Test func aTokenWithinTheLeewayOfExpiryCountsAsExpired() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record(expiresIn: 59).encoded())
+    let refresher = ScriptedRefresher()
+    #expect(
+      try await Self.session(storage: storage, refresher: refresher).validRecord(force: false).accessToken == "at-1")
+  }
+
+  @Test func forceRefreshRefreshesAValidToken() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record(expiresIn: 3600).encoded())
+    let refresher = ScriptedRefresher()
+    #expect(
+      try await Self.session(storage: storage, refresher: refresher).validRecord(force: true).accessToken == "at-1")
+    #expect(refresher.calls == 1)
+  }
+
+  @Test func usesTokensAnotherProcessRefreshedInsteadOfRefreshingAgain() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    let refresher = ScriptedRefresher()
+    let session = Self.session(storage: storage, refresher: refresher)
+    _ = try await session.record()
+    var newer = Self.record(version: 2, expiresIn: 3600, refreshToken: "rt-other")
+    newer.accessToken = "at-other"
+    try storage.save(key: "xid.tokens.test", value: newer.encoded())
+    #expect(try await session.validRecord(force: false).accessToken == "at-other")
+    #expect(refresher.calls == 0)
+  }
+
+  @Test func aRefusedRefreshEndsTheSessionOnlyWhenTheStoredTokenIsTheRefusedOne() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    let refresher = ScriptedRefresher()
+    refresher.behaviour = { _, _ in
+      throw XidError(.refreshRefused, "invalid_grant", httpStatus: 400, oauthError: "invalid_grant")
+    }
+    let session = Self.session(storage: storage, refresher: refresher)
+    let error = await expectXidError(.sessionExpired) { try await session.validRecord(force: false) }
+    #expect(error?.oauthError == "invalid_grant")
+    #expect(try storage.load(key: "xid.tokens.test") == nil)
+    #expect(session.usableAccessTokenFromMemory() == nil)
+  }
+
+  @Test func aRefusedRefreshKeepsTheSessionWhenAnotherProcessRotatedTheToken() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    let refresher = ScriptedRefresher()
+    refresher.behaviour = { _, _ in
+      // Meanwhile another process rotated the refresh token and saved its tokens.
+      var rotated = AccountSessionTests.record(version: 2, expiresIn: 3600, refreshToken: "rt-rotated")
+      rotated.accessToken = "at-rotated"
+      try storage.save(key: "xid.tokens.test", value: rotated.encoded())
+      throw XidError(.refreshRefused, "invalid_grant", httpStatus: 400, oauthError: "invalid_grant")
+    }
+    let session = Self.session(storage: storage, refresher: refresher)
+    #expect(try await session.validRecord(force: false).accessToken == "at-rotated")
+    #expect(try storage.load(key: "xid.tokens.test") != nil)
+  }
+
+  @Test func networkFailuresKeepTheSession() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    let refresher = ScriptedRefresher()
+    refresher.behaviour = { _, _ in throw XidError(.networkFailure, "offline") }
+    let session = Self.session(storage: storage, refresher: refresher)
+    await expectXidError(.networkFailure) { try await session.validRecord(force: false) }
+    refresher.behaviour = { _, _ in throw XidError(.tokenRequestFailedForTest, "503", httpStatus: 503) }
+    await expectXidError(.tokenRequestFailedForTest) { try await session.validRecord(force: false) }
+    #expect(try storage.load(key: "xid.tokens.test") != nil)
+    #expect(try await session.record() != nil)
+  }
+
+  @Test func anUnreadableOrUnknownFormatRecordIsRemovedAndMeansSignedOut() async throws {
+    for text in ["{not json", #"{"format":99,"version":1}"#, #"{"format":1}"#] {
+      let storage = InMemoryTokenStorage()
+      try storage.save(key: "xid.tokens.test", value: text)
+      let session = Self.session(storage: storage, refresher: ScriptedRefresher())
+      #expect(try await session.record() == nil)
+      #expect(try storage.load(key: "xid.tokens.test") == nil)
+      await expectXidError(.signInRequired) { try await session.validRecord(force: false) }
+    }
+  }
+
+  @Test func withoutARefreshTokenAnExpiredSessionNeedsSignIn() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: Self.record(refreshToken: nil).encoded())
+    await expectXidError(.signInRequired) {
+      try await Self.session(storage: storage, refresher: ScriptedRefresher()).validRecord(force: false)
+    }
+    #expect(try storage.load(key: "xid.tokens.test") != nil)
+  }
+
+  @Test func theRecordRoundTripsAndItsDescriptionShowsNoToken() throws {
+    var record = Self.record(expiresIn: 10)
+    record.idToken = "header.payload.sig"
+    let decoded = try TokenRecord(decoding: record.encoded())
+    #expect(decoded == record)
+    #expect(!record.description.contains("at-0") && !record.description.contains("rt-0"))
+  }
+}
+
+extension XidError.Code {
+  static let tokenRequestFailedForTest = Self(rawValue: "tokenRequestFailedForTest")
+}
