@@ -65,6 +65,12 @@ struct XidCryptoTests {
     #expect(Base64URL.encode(XidCrypto.sha256([])) == "47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU")
   }
 
+  @Test func sha512MatchesTheFIPSVector() {
+    let expected =
+      "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+    #expect(XidCrypto.sha512(Array("abc".utf8)).map { String(format: "%02x", $0) }.joined() == expected)
+  }
+
   @Test func randomBytesAreFreshEachTime() throws {
     let a = try XidCrypto.randomBytes(count: 32)
     let b = try XidCrypto.randomBytes(count: 32)

@@ -1,6 +1,12 @@
-/// The two primitives the rest of Xid needs besides signatures, from the platform's crypto:
-/// SHA-256 (PKCE, `at_hash`, thumbprints) and secure random bytes (`state`, `nonce`, PKCE, `jti`).
+/// The primitives the rest of Xid needs besides signatures, from the platform's crypto: SHA-256 (PKCE,
+/// `at_hash`, thumbprints), SHA-512 (`at_hash` of EdDSA tokens) and secure random bytes (`state`,
+/// `nonce`, PKCE, `jti`).
 public enum XidCrypto {
+  /// The SHA-512 digest of `bytes`.
+  public static func sha512(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+    Array(bytes).withUnsafeBytes { PlatformPrimitives.sha512($0) }
+  }
+
   /// The SHA-256 digest of `bytes`.
   public static func sha256(_ bytes: some Sequence<UInt8>) -> [UInt8] {
     if let digest = bytes.withContiguousStorageIfAvailable({ PlatformPrimitives.sha256(UnsafeRawBufferPointer($0)) }) {

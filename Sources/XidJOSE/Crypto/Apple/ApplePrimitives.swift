@@ -2,10 +2,14 @@
   import CryptoKit
   import Security
 
-  /// SHA-256 from CryptoKit and secure random bytes from the Security framework.
+  /// SHA-256 and SHA-512 from CryptoKit, and secure random bytes from the Security framework.
   enum PlatformPrimitives {
     static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
       SHA256.hash(data: bytes).withUnsafeBytes { Array($0) }
+    }
+
+    static func sha512(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+      SHA512.hash(data: bytes).withUnsafeBytes { Array($0) }
     }
 
     static func randomBytes(count: Int) throws -> [UInt8] {

@@ -5,12 +5,16 @@
   /// expensive part of an OpenSSL 3 operation, so the SHA-256 implementation is looked up only once.
   enum OpenSSL {
     /// The SHA-256 message digest, fetched once. OpenSSL's fetched methods are immutable and thread-safe.
-    nonisolated(unsafe) static let sha256: OpaquePointer = {
-      guard let md = EVP_MD_fetch(nil, "SHA2-256", nil) else {
-        fatalError("OpenSSL cannot provide SHA-256; libcrypto is broken or misconfigured")
+    nonisolated(unsafe) static let sha256: OpaquePointer = fetchDigest("SHA2-256")
+    /// The SHA-512 message digest, fetched once.
+    nonisolated(unsafe) static let sha512: OpaquePointer = fetchDigest("SHA2-512")
+
+    private static func fetchDigest(_ name: String) -> OpaquePointer {
+      guard let md = EVP_MD_fetch(nil, name, nil) else {
+        fatalError("OpenSSL cannot provide \(name); libcrypto is broken or misconfigured")
       }
       return md
-    }()
+    }
 
     /// Clears OpenSSL's thread-local error queue after a failure, so that a later, unrelated call does
     /// not report a stale error.
@@ -18,9 +22,16 @@
 
     /// SHA-256 of `bytes` into a 32-byte buffer.
     static func sha256(_ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
-      var length: UInt32 = 0
-      guard EVP_Digest(bytes.baseAddress, bytes.count, digest, &length, sha256, nil) == 1, length == 32 else {
-        fatalError("OpenSSL SHA-256 failed")
+      self.digest(sha256, bytes, into: digest, length: 32)
+    }
+
+    /// The digest `md` of `bytes` into a buffer of `length` bytes, the digest's size.
+    static func digest(
+      _ md: OpaquePointer, _ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>, length: Int
+    ) {
+      var written: UInt32 = 0
+      guard EVP_Digest(bytes.baseAddress, bytes.count, digest, &written, md, nil) == 1, written == length else {
+        fatalError("OpenSSL could not compute a message digest")
       }
     }
   }

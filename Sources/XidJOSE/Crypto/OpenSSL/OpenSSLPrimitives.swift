@@ -1,12 +1,19 @@
 #if canImport(COpenSSL)
   import COpenSSL
 
-  /// SHA-256 and secure random bytes from OpenSSL 3.
+  /// SHA-256, SHA-512 and secure random bytes from OpenSSL 3.
   enum PlatformPrimitives {
     static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
       [UInt8](unsafeUninitializedCapacity: 32) { digest, count in
-        OpenSSL.sha256(bytes, into: digest.baseAddress!)
+        OpenSSL.digest(OpenSSL.sha256, bytes, into: digest.baseAddress!, length: 32)
         count = 32
+      }
+    }
+
+    static func sha512(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+      [UInt8](unsafeUninitializedCapacity: 64) { digest, count in
+        OpenSSL.digest(OpenSSL.sha512, bytes, into: digest.baseAddress!, length: 64)
+        count = 64
       }
     }
 
