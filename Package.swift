@@ -5,7 +5,8 @@ let package = Package(
   name: "Xid",
   platforms: [.iOS(.v16), .macOS(.v13)],
   products: [
-    .library(name: "Xid", targets: ["Xid"])
+    .library(name: "Xid", targets: ["Xid"]),
+    .library(name: "XidTesting", targets: ["XidTesting"]),
   ],
   targets: [
     // Layer 0: the platform's crypto. On Linux, OpenSSL 3 libcrypto; Apple platforms use
@@ -23,6 +24,8 @@ let package = Package(
     ),
     // Layers 2 and up: protocol, session and platform shells.
     .target(name: "Xid", dependencies: ["XidJOSE"]),
+    // An OpenID provider in the test process, for Xid's tests and app developers' own.
+    .target(name: "XidTesting", dependencies: ["Xid"]),
     .executableTarget(
       name: "XidBenchmarks",
       dependencies: ["XidJOSE"],
@@ -30,6 +33,7 @@ let package = Package(
     ),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE"]),
     .testTarget(name: "XidSessionTests", dependencies: ["Xid"]),
+    .testTarget(name: "XidTestingTests", dependencies: ["XidTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )

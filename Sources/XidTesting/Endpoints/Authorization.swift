@@ -1,0 +1,96 @@
+import Foundation
+import Xid
+
+extension TestProvider {
+  /// The authorization endpoint: validates the request, asks the ``TestUser``, and redirects back
+  /// with a code or an error.
+  func serveAuthorization(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
+    var parameters = try FormParameters.of(request)
+    try parameters.requireNoRepeats()
+    let pushed = parameters["request_uri"] != nil
+    if let requestURI = parameters["request_uri"] {
+      parameters = try pushedParameters(requestURI, clientID: parameters["client_id"], now: now)
+    }
+    let (client, redirectURI) = try AuthorizationRequest.identify(parameters, in: configuration)
+    let state = parameters["state"]
+    do {
+      if configuration.pushedAuthorization == .required && !pushed {
+        throw OAuthFailure.invalidRequest("this provider requires pushed authorization requests (RFC 9126)")
+      }
+      let authorization = try AuthorizationRequest(parameters, client: client, redirectURI: redirectURI)
+      let code = try decide(authorization, now: now)
+      return authorizationRedirect(to: redirectURI, [("code", code)], state: state)
+    } catch let failure as OAuthFailure {
+      return authorizationRedirect(
+        to: redirectURI, [("error", failure.error), ("error_description", failure.description)], state: state)
+    }
+  }
+
+  /// The parameters pushed for `requestURI` (RFC 9126 §4), used up.
+  private func pushedParameters(_ requestURI: String, clientID: String?, now: Date) throws -> FormParameters {
+    guard let pushed = store.pushedRequests.removeValue(forKey: requestURI) else {
+      throw OAuthFailure.invalidRequest("the request_uri is unknown or was already used")
+    }
+    guard pushed.clientID == clientID else {
+      throw OAuthFailure.invalidRequest("the request_uri was pushed by another client")
+    }
+    guard now < pushed.expiresAt else { throw OAuthFailure.invalidRequest("the request_uri expired") }
+    return pushed.parameters
+  }
+
+  /// Asks the user; on approval, signs them in if needed and returns a new authorization code.
+  private func decide(_ request: AuthorizationRequest, now: Date) throws -> String {
+    let injected = misbehaviors.use {
+      if case .authorizationError = $0 { return true }
+      return false
+    }
+    if case .authorizationError(let error, let description)? = injected {
+      throw OAuthFailure(error, description ?? "the test provider was told to fail this request")
+    }
+    let silent = request.prompt.contains("none")
+    switch user.behavior {
+    case .deny: throw OAuthFailure("access_denied", "the user denied the request")
+    case .requireLogin where silent: throw OAuthFailure("login_required", "the user must sign in")
+    case .requireConsent where silent: throw OAuthFailure("consent_required", "the user must consent")
+    case .approve, .requireLogin, .requireConsent: break
+    }
+    var mustSignIn = session == nil || request.prompt.contains("login") || user.behavior == .requireLogin
+    if let maxAge = request.maxAge, let session, now.timeIntervalSince(session.authTime) > maxAge { mustSignIn = true }
+    if mustSignIn && silent { throw OAuthFailure("login_required", "the user is not signed in") }
+    let session = try mustSignIn ? signIn(now: now) : session!
+    let code = try Randomness.token()
+    store.codes[code] = AuthorizationCodeRecord(
+      authorization: Authorization(
+        clientID: request.client.id, scopes: request.scopes, user: user, session: session, nonce: request.nonce),
+      redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+      expiresAt: now + configuration.authorizationCodeLifetime)
+    return code
+  }
+
+  /// Signs the user in now: a new session with a new `sid`.
+  func signIn(now: Date) throws -> UserSession {
+    let session = UserSession(authTime: now, id: try Randomness.token(bytes: 16))
+    self.session = session
+    return session
+  }
+
+  /// A `302` to the client's redirect URI with `parameters`, `state` and `iss` (RFC 9207), as the
+  /// redirect hostile modes allow.
+  private func authorizationRedirect(to redirectURI: String, _ parameters: [(String, String)], state: String?)
+    -> HTTPResponse
+  {
+    var query = parameters
+    if !misbehaviors.use(.missingState) {
+      if misbehaviors.use(.wrongState) {
+        query.append(("state", "forged-" + String((state ?? "").reversed())))
+      } else if let state {
+        query.append(("state", state))
+      }
+    }
+    if !misbehaviors.use(.missingIssuerInRedirect) {
+      query.append(("iss", misbehaviors.use(.wrongIssuerInRedirect) ? Misbehavior.foreignIssuer : issuerIdentifier))
+    }
+    let location = URL(string: redirectURI)!.appendingQuery(query)
+    return HTTPResponse(status: 302, headers: ["Location": location.absoluteString, "Cache-Control": "no-store"])
+  }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Xid
+
+/// An authorization request that passed validation: what the user is asked to approve.
+struct AuthorizationRequest {
+  let client: TestClient
+  let redirectURI: String
+  let scopes: [String]
+  let nonce: String?
+  let codeChallenge: String
+  let prompt: Set<String>
+  let maxAge: TimeInterval?
+
+  /// The client and redirect URI of a request. Failures here must not be redirected: the redirect
+  /// URI is not trusted yet (RFC 6749 §4.1.2.1).
+  static func identify(_ parameters: FormParameters, in configuration: TestProvider.Configuration) throws -> (
+    client: TestClient, redirectURI: String
+  ) {
+    guard let clientID = parameters["client_id"] else {
+      throw OAuthFailure.invalidRequest("the client_id parameter is missing")
+    }
+    guard let client = configuration.client(clientID) else {
+      throw OAuthFailure("invalid_client", "the client is not registered")
+    }
+    guard let redirectURI = parameters["redirect_uri"] else {
+      throw OAuthFailure.invalidRequest("the redirect_uri parameter is missing")
+    }
+    guard client.allowsRedirect(to: redirectURI), URL(string: redirectURI) != nil else {
+      throw OAuthFailure.invalidRequest("the redirect_uri is not registered for the client (exact match required)")
+    }
+    return (client, redirectURI)
+  }
+
+  /// Validates the rest of the request of an identified client. Failures here are redirected to the
+  /// client with `error`.
+  init(_ parameters: FormParameters, client: TestClient, redirectURI: String) throws {
+    guard let responseType = parameters["response_type"] else {
+      throw OAuthFailure.invalidRequest("the response_type parameter is missing")
+    }
+    guard responseType == "code" else {
+      throw OAuthFailure("unsupported_response_type", "only response_type=code is supported")
+    }
+    if let mode = parameters["response_mode"], mode != "query" {
+      throw OAuthFailure.invalidRequest("only response_mode=query is supported")
+    }
+    if parameters["request"] != nil {
+      throw OAuthFailure("request_not_supported", "request objects are not supported")
+    }
+    guard let challenge = parameters["code_challenge"] else {
+      throw OAuthFailure.invalidRequest("PKCE is required: send code_challenge with code_challenge_method=S256")
+    }
+    guard parameters["code_challenge_method"] == "S256" else {
+      throw OAuthFailure.invalidRequest("code_challenge_method must be S256; plain (the default) is refused")
+    }
+    guard challenge.utf8.count == 43, (try? Base64URL.decode(challenge))?.count == 32 else {
+      throw OAuthFailure.invalidRequest("the code_challenge is not a base64url SHA-256 digest")
+    }
+    let prompt = Set((parameters["prompt"] ?? "").split(separator: " ").map(String.init))
+    if prompt.contains("none") && prompt.count > 1 {
+      throw OAuthFailure.invalidRequest("prompt=none cannot be combined with other prompt values")
+    }
+    var maxAge: TimeInterval?
+    if let text = parameters["max_age"] {
+      guard let seconds = Int(text), seconds >= 0 else {
+        throw OAuthFailure.invalidRequest("max_age must be a non-negative number of seconds")
+      }
+      maxAge = TimeInterval(seconds)
+    }
+    self.client = client
+    self.redirectURI = redirectURI
+    self.scopes = parameters.scopes
+    self.nonce = parameters["nonce"]
+    self.codeChallenge = challenge
+    self.prompt = prompt
+    self.maxAge = maxAge
+  }
+}

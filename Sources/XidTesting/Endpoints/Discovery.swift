@@ -1,0 +1,53 @@
+import Xid
+
+extension TestProvider {
+  /// Discovery and the JWKS may be cached for a while, as real providers allow.
+  static let cacheableHeaders: HTTPHeaders = ["Cache-Control": "public, max-age=300"]
+
+  /// The discovery document (OpenID Connect Discovery §3, RFC 8414).
+  func serveDiscovery() -> HTTPResponse {
+    let issuer = misbehaviors.use(.otherIssuerInDiscovery) ? Misbehavior.foreignIssuer : issuerIdentifier
+    let authenticationMethods: JSONValue = ["none", "client_secret_basic", "client_secret_post"]
+    var document: [String: JSONValue] = [
+      "issuer": .string(issuer),
+      "authorization_endpoint": link(.authorization),
+      "token_endpoint": link(.token),
+      "userinfo_endpoint": link(.userInfo),
+      "jwks_uri": link(.jwks),
+      "revocation_endpoint": link(.revocation),
+      "end_session_endpoint": link(.endSession),
+      "device_authorization_endpoint": link(.deviceAuthorization),
+      "response_types_supported": ["code"],
+      "response_modes_supported": ["query"],
+      "grant_types_supported": [
+        .string(GrantType.authorizationCode), .string(GrantType.refreshToken), .string(GrantType.deviceCode),
+      ],
+      "subject_types_supported": ["public"],
+      "id_token_signing_alg_values_supported": .array(keys.algorithms.map { .string($0.rawValue) }),
+      "code_challenge_methods_supported": ["S256"],
+      "token_endpoint_auth_methods_supported": authenticationMethods,
+      "revocation_endpoint_auth_methods_supported": authenticationMethods,
+      "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
+      "claims_supported": .array(
+        (["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash", "sid"] + ScopeClaims.all)
+          .map { .string($0) }),
+      "prompt_values_supported": ["none", "login", "consent"],
+      "authorization_response_iss_parameter_supported": true,
+      "claims_parameter_supported": false,
+      "request_parameter_supported": false,
+      "request_uri_parameter_supported": false,
+    ]
+    if configuration.pushedAuthorization != .unsupported {
+      document["pushed_authorization_request_endpoint"] = link(.pushedAuthorization)
+      document["require_pushed_authorization_requests"] = .bool(configuration.pushedAuthorization == .required)
+    }
+    return .json(.object(document), headers: Self.cacheableHeaders)
+  }
+
+  /// The JWK Set of the published keys (RFC 7517 §5).
+  func serveJWKS() -> HTTPResponse {
+    .json(keys.jwks, headers: Self.cacheableHeaders)
+  }
+
+  private func link(_ endpoint: Endpoint) -> JSONValue { .string(url(for: endpoint).absoluteString) }
+}

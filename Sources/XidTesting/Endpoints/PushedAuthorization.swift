@@ -1,0 +1,27 @@
+import Foundation
+import Xid
+
+extension TestProvider {
+  /// The pushed authorization request endpoint (RFC 9126): validates an authorization request as
+  /// the authorization endpoint would and returns a single-use `request_uri` for it.
+  func servePushedAuthorization(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
+    let parameters = try FormParameters.form(of: request)
+    try parameters.requireNoRepeats()
+    let client = try authenticateClient(request, parameters)
+    guard parameters["request_uri"] == nil else {
+      throw OAuthFailure.invalidRequest("a pushed authorization request cannot itself contain request_uri")
+    }
+    // What the authorization endpoint will see: the request as pushed, naming the authenticated
+    // client, without its credentials.
+    let stored = FormParameters(
+      parameters.pairs.filter { $0.0 != "client_id" && $0.0 != "client_secret" } + [("client_id", client.id)])
+    let (_, redirectURI) = try AuthorizationRequest.identify(stored, in: configuration)
+    _ = try AuthorizationRequest(stored, client: client, redirectURI: redirectURI)
+    let requestURI = "urn:ietf:params:oauth:request_uri:" + (try Randomness.token())
+    store.pushedRequests[requestURI] = PushedRequest(
+      clientID: client.id, parameters: stored, expiresAt: now + configuration.pushedRequestLifetime)
+    return .json(
+      ["request_uri": .string(requestURI), "expires_in": .int(Int64(configuration.pushedRequestLifetime))],
+      status: 201)
+  }
+}

@@ -1,0 +1,27 @@
+import Foundation
+import Xid
+
+extension TestProvider {
+  /// The revocation endpoint (RFC 7009): revoking a refresh token revokes its whole grant, revoking
+  /// an access token revokes that token. Unknown tokens are answered `200` like known ones.
+  func serveRevocation(_ request: HTTPRequest) throws -> HTTPResponse {
+    let parameters = try FormParameters.form(of: request)
+    try parameters.requireNoRepeats()
+    let client = try authenticateClient(request, parameters)
+    let token = try parameters.required("token")
+    func requireOwner(_ grantID: Int) throws {
+      guard store.grants[grantID]?.authorization.clientID == client.id else {
+        throw OAuthFailure("unauthorized_client", "the token was issued to another client")
+      }
+    }
+    // The hint only says where to look first (RFC 7009 §2.1); both kinds are searched.
+    if let record = store.refreshTokens[token] {
+      try requireOwner(record.grantID)
+      store.revokeGrant(record.grantID)
+    } else if let record = store.accessTokens[token] {
+      try requireOwner(record.grantID)
+      store.accessTokens[token]?.revoked = true
+    }
+    return HTTPResponse(status: 200, headers: ["Cache-Control": "no-store"])
+  }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Xid
+
+extension TestProvider {
+  /// The token endpoint: authenticates the client and dispatches on `grant_type`.
+  func serveToken(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
+    let parameters = try FormParameters.form(of: request)
+    try parameters.requireNoRepeats()
+    let client = try authenticateClient(request, parameters)
+    let body: JSONValue
+    switch try parameters.required("grant_type") {
+    case GrantType.authorizationCode: body = try exchangeCode(parameters, client: client, now: now)
+    case GrantType.refreshToken: body = try refresh(parameters, client: client, now: now)
+    case GrantType.deviceCode: body = try redeemDeviceCode(parameters, client: client, now: now)
+    default: throw OAuthFailure("unsupported_grant_type", "the grant type is not supported")
+    }
+    return .json(body, headers: ["Pragma": "no-cache"])
+  }
+
+  /// A successful token response for `grantID`, with an access token of `scopes`, a refresh token
+  /// as configured, and an ID token when the scopes include `openid`.
+  func issueTokens(grantID: Int, scopes: [String], now: Date, code: String? = nil, refreshing: Bool = false) throws
+    -> JSONValue
+  {
+    guard let grant = store.grants[grantID] else { throw OAuthFailure.invalidGrant("the grant is unknown") }
+    let accessToken = try Randomness.token()
+    store.accessTokens[accessToken] = AccessTokenRecord(
+      grantID: grantID, scopes: scopes, expiresAt: now + configuration.accessTokenLifetime)
+    var body: [String: JSONValue] = [
+      "access_token": .string(accessToken),
+      "token_type": "Bearer",
+      "expires_in": .int(Int64(configuration.accessTokenLifetime)),
+      "scope": .string(scopes.joined(separator: " ")),
+    ]
+    if configuration.issuesRefreshTokens && (!refreshing || configuration.rotatesRefreshTokens) {
+      let refreshToken = try Randomness.token()
+      store.refreshTokens[refreshToken] = RefreshTokenRecord(
+        grantID: grantID, scopes: grant.authorization.scopes,
+        expiresAt: configuration.refreshTokenLifetime.map { now + $0 })
+      body["refresh_token"] = .string(refreshToken)
+    }
+    if scopes.contains("openid") && (!refreshing || configuration.issuesIDTokenOnRefresh) {
+      body["id_token"] = .string(
+        try mintIDToken(
+          for: grant.authorization, accessToken: accessToken, code: code, refreshing: refreshing, scopes: scopes,
+          now: now))
+    }
+    return .object(body)
+  }
+}

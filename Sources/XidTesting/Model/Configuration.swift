@@ -1,0 +1,69 @@
+import Foundation
+import Xid
+
+extension TestProvider {
+  /// How a ``TestProvider`` behaves when it behaves well: its clients, keys, token lifetimes and
+  /// optional features. Every property has a default; change the ones a test cares about.
+  ///
+  /// ```swift
+  /// var configuration = TestProvider.Configuration()
+  /// configuration.signingAlgorithm = .rs256
+  /// configuration.accessTokenLifetime = 30
+  /// let provider = try TestProvider(configuration: configuration)
+  /// ```
+  public struct Configuration: Sendable, Hashable {
+    /// Whether the provider offers pushed authorization requests (RFC 9126).
+    public enum PushedAuthorization: Sendable, Hashable {
+      /// No PAR endpoint is advertised or served.
+      case unsupported
+      /// The PAR endpoint is served; plain authorization requests are accepted too. The default.
+      case supported
+      /// The PAR endpoint is served and the authorization endpoint accepts only `request_uri`
+      /// (`require_pushed_authorization_requests: true`).
+      case required
+    }
+
+    /// The registered clients.
+    public var clients: [TestClient] = [.example]
+    /// The algorithm of the signing key made at start and at each rotation: ES256 (the default),
+    /// RS256, PS256 or EdDSA.
+    public var signingAlgorithm: JWSAlgorithm = .es256
+    /// Whether a rotated-out key stays in the JWKS (the usual overlap) or disappears from it at once.
+    public var keepsPreviousKeysOnRotation = true
+    /// Seconds an access token is valid.
+    public var accessTokenLifetime: TimeInterval = 300
+    /// Seconds an ID token is valid (its `exp` minus its `iat`).
+    public var idTokenLifetime: TimeInterval = 300
+    /// Seconds a refresh token is valid; `nil` for no expiry.
+    public var refreshTokenLifetime: TimeInterval? = nil
+    /// Seconds an authorization code can be redeemed.
+    public var authorizationCodeLifetime: TimeInterval = 60
+    /// Seconds a pushed authorization request's `request_uri` can be used.
+    public var pushedRequestLifetime: TimeInterval = 60
+    /// Seconds a device code can be polled before `expired_token`.
+    public var deviceCodeLifetime: TimeInterval = 600
+    /// The minimum seconds between two device code polls; a faster poll gets `slow_down` and adds 5
+    /// seconds to the interval (RFC 8628 §3.5).
+    public var devicePollingInterval: Int = 5
+    /// Whether PAR is offered or required.
+    public var pushedAuthorization: PushedAuthorization = .supported
+    /// Whether token responses carry a refresh token.
+    public var issuesRefreshTokens = true
+    /// Whether each refresh returns a new refresh token and retires the old one (with reuse
+    /// detection). When `false`, refresh responses carry no refresh token and the old one stays valid.
+    public var rotatesRefreshTokens = true
+    /// Whether refresh responses carry a new ID token when the grant has the `openid` scope.
+    public var issuesIDTokenOnRefresh = true
+    /// Whether ID tokens from the authorization code grant carry `c_hash`.
+    public var includesCodeHash = false
+    /// Whether ID tokens carry the user's claims released by scope, besides the UserInfo response.
+    public var includesScopeClaimsInIDToken = false
+
+    /// The default configuration: the ``TestClient/example`` client, ES256, short lifetimes, PAR
+    /// supported, rotating refresh tokens.
+    public init() {}
+
+    /// The registered client with `clientID`.
+    func client(_ clientID: String) -> TestClient? { clients.first { $0.id == clientID } }
+  }
+}

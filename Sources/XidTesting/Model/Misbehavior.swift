@@ -1,0 +1,127 @@
+import Foundation
+
+extension TestProvider {
+  /// A hostile mode: a deliberate protocol violation that a relying party must detect, as the
+  /// OpenID Foundation's RP conformance tests drive them.
+  ///
+  /// Turn one on with ``TestProvider/misbehave(_:_:)`` for the next response it applies to
+  /// (``Repetition/once``), a number of them, or all of them until ``TestProvider/behave()``.
+  /// Several can be on at once; each applies where it makes sense (ID token modes to every ID token
+  /// the token endpoint issues, redirect modes to authorization responses, and so on) and is used up
+  /// only there.
+  ///
+  /// ```swift
+  /// try await provider.misbehave(.wrongNonce, .once)
+  /// // the next ID token carries a nonce the client did not send
+  /// ```
+  public enum Misbehavior: Sendable, Hashable {
+    // MARK: ID tokens
+
+    /// The ID token's `iss` is ``foreignIssuer``.
+    case wrongIssuer
+    /// The ID token has no `sub`.
+    case missingSubject
+    /// The ID token's `aud` is ``foreignAudience``, and `azp` names it too.
+    case wrongAudience
+    /// The ID token has no `iat`.
+    case missingIssuedAt
+    /// The ID token's header has no `kid`, and the JWKS publishes only the current key (turning this
+    /// on drops retired and decoy keys from the JWKS).
+    case missingKeyID
+    /// The ID token's header has no `kid`, and the JWKS publishes several keys of its algorithm
+    /// (turning this on adds a decoy key when the JWKS has only one).
+    case missingKeyIDWithSeveralKeys
+    /// The ID token is unsigned: header `{"alg":"none"}` and an empty signature.
+    case unsignedIDToken
+    /// The ID token's signature is corrupted (one bit flipped), whatever the signing algorithm;
+    /// set ``Configuration/signingAlgorithm`` to RS256 or ES256 for those conformance cases.
+    case invalidSignature
+    /// The ID token's `at_hash` is the hash of another access token.
+    case wrongAccessTokenHash
+    /// The ID token's `nonce` is not the one the client sent (and is present even when it sent none).
+    case wrongNonce
+    /// The ID token expired an hour ago (`exp` and `iat` in the past).
+    case expiredIDToken
+    /// The ID token's `iat` is an hour in the future.
+    case issuedInFuture
+    /// A refresh response's ID token has the `sub` ``foreignSubject``. Only refresh responses use
+    /// this mode up.
+    case otherSubjectOnRefresh
+    /// Right before signing the ID token, the provider rotates its signing key, so the token names
+    /// a `kid` that a client's cached JWKS does not have (the retired key stays published or not as
+    /// ``Configuration/keepsPreviousKeysOnRotation`` says).
+    case rotateKeyBeforeSigning
+
+    // MARK: Other responses
+
+    /// The UserInfo response's `sub` is ``foreignSubject``.
+    case otherSubjectInUserInfo
+    /// The discovery document's `issuer` is ``foreignIssuer``.
+    case otherIssuerInDiscovery
+    /// The authorization response has no `state`.
+    case missingState
+    /// The authorization response's `state` is not the one the client sent.
+    case wrongState
+    /// The authorization response's `iss` (RFC 9207) is ``foreignIssuer``.
+    case wrongIssuerInRedirect
+    /// The authorization response has no `iss`, although discovery says it always has one.
+    case missingIssuerInRedirect
+    /// The authorization endpoint redirects back with this OAuth `error` (for example
+    /// `"server_error"` or `"temporarily_unavailable"`) instead of asking the user.
+    case authorizationError(_ error: String, description: String? = nil)
+
+    /// The issuer the wrong-issuer modes name: `https://attacker.xid.test`.
+    public static let foreignIssuer = "https://attacker.xid.test"
+    /// The subject the other-subject modes name: `mallory`.
+    public static let foreignSubject = "mallory"
+    /// The audience ``wrongAudience`` names: `another-client`.
+    public static let foreignAudience = "another-client"
+  }
+
+  /// How many responses a ``Misbehavior`` applies to.
+  public enum Repetition: Sendable, Hashable {
+    /// The next one.
+    case once
+    /// The next `count`.
+    case times(Int)
+    /// Every one, until ``TestProvider/behave()``.
+    case always
+  }
+}
+
+/// The hostile modes that are on, and how many more responses each applies to.
+struct MisbehaviorBook {
+  private var entries: [(misbehavior: TestProvider.Misbehavior, remaining: Int?)] = []
+
+  /// Turns `misbehavior` on, replacing an earlier setting of the same mode.
+  mutating func add(_ misbehavior: TestProvider.Misbehavior, _ repetition: TestProvider.Repetition) {
+    entries.removeAll { $0.misbehavior == misbehavior }
+    switch repetition {
+    case .once: entries.append((misbehavior, 1))
+    case .times(let count) where count > 0: entries.append((misbehavior, count))
+    case .times: break
+    case .always: entries.append((misbehavior, nil))
+    }
+  }
+
+  /// Turns every mode off.
+  mutating func removeAll() { entries.removeAll() }
+
+  /// Whether `misbehavior` is on, without using it up.
+  func isOn(_ misbehavior: TestProvider.Misbehavior) -> Bool { entries.contains { $0.misbehavior == misbehavior } }
+
+  /// Uses up one application of `misbehavior`; `true` when it was on.
+  mutating func use(_ misbehavior: TestProvider.Misbehavior) -> Bool {
+    use { $0 == misbehavior } != nil
+  }
+
+  /// Uses up one application of the first mode that `matches`, and returns it.
+  mutating func use(where matches: (TestProvider.Misbehavior) -> Bool) -> TestProvider.Misbehavior? {
+    guard let index = entries.firstIndex(where: { matches($0.misbehavior) }) else { return nil }
+    let found = entries[index].misbehavior
+    if let remaining = entries[index].remaining {
+      if remaining <= 1 { entries.remove(at: index) } else { entries[index].remaining = remaining - 1 }
+    }
+    return found
+  }
+}

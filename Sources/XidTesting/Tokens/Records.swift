@@ -1,0 +1,77 @@
+import Foundation
+import Xid
+
+/// The user's sign-in at the provider: when they authenticated, and the session's `sid`.
+struct UserSession {
+  let authTime: Date
+  let id: String
+}
+
+/// What a user granted a client: the subject of every token of the grant.
+struct Authorization {
+  let clientID: String
+  let scopes: [String]
+  let user: TestUser
+  let session: UserSession
+  let nonce: String?
+
+  var includesOpenID: Bool { scopes.contains("openid") }
+}
+
+/// An authorization code, until it is redeemed or expires.
+struct AuthorizationCodeRecord {
+  let authorization: Authorization
+  let redirectURI: String
+  let codeChallenge: String
+  let expiresAt: Date
+  /// The grant the code was exchanged for; a second exchange revokes it (RFC 6749 §4.1.2).
+  var redeemedGrant: Int?
+}
+
+/// The tokens issued from one authorization: a refresh-token family.
+struct Grant {
+  let id: Int
+  let authorization: Authorization
+  var revoked = false
+}
+
+/// An access token.
+struct AccessTokenRecord {
+  let grantID: Int
+  let scopes: [String]
+  let expiresAt: Date
+  var revoked = false
+}
+
+/// A refresh token; a rotated one may never be used again.
+struct RefreshTokenRecord {
+  let grantID: Int
+  let scopes: [String]
+  let expiresAt: Date?
+  var rotated = false
+}
+
+/// A pending device authorization (RFC 8628).
+struct DeviceAuthorizationRecord {
+  enum Status {
+    case pending
+    case denied
+    case approved(Authorization)
+    case redeemed
+  }
+
+  let clientID: String
+  let scopes: [String]
+  let userCode: String
+  let expiresAt: Date
+  var interval: Int
+  var lastPolledAt: Date?
+  var status = Status.pending
+}
+
+/// A pushed authorization request (RFC 9126), until its `request_uri` is used or expires.
+struct PushedRequest {
+  let clientID: String
+  let parameters: FormParameters
+  let expiresAt: Date
+}

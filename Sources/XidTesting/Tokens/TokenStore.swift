@@ -1,0 +1,48 @@
+import Foundation
+
+/// Every code, token and pending request the provider has issued, and their state.
+struct TokenStore {
+  var codes: [String: AuthorizationCodeRecord] = [:]
+  var grants: [Int: Grant] = [:]
+  var accessTokens: [String: AccessTokenRecord] = [:]
+  var refreshTokens: [String: RefreshTokenRecord] = [:]
+  var deviceCodes: [String: DeviceAuthorizationRecord] = [:]
+  var pushedRequests: [String: PushedRequest] = [:]
+  private var lastGrantID = 0
+
+  /// Starts a refresh-token family for `authorization`.
+  mutating func newGrant(_ authorization: Authorization) -> Int {
+    lastGrantID += 1
+    grants[lastGrantID] = Grant(id: lastGrantID, authorization: authorization)
+    return lastGrantID
+  }
+
+  /// Revokes a grant: every access and refresh token issued from it stops working.
+  mutating func revokeGrant(_ id: Int) { grants[id]?.revoked = true }
+
+  /// Whether the grant exists and is not revoked.
+  func isActive(grant id: Int) -> Bool { grants[id].map { !$0.revoked } ?? false }
+
+  /// The grant behind a valid access token, or why it is not valid.
+  func validate(accessToken token: String, now: Date) -> Result<(AccessTokenRecord, Grant), OAuthFailure> {
+    guard let record = accessTokens[token], let grant = grants[record.grantID] else {
+      return .failure(Self.invalidToken("the access token is unknown"))
+    }
+    if record.revoked || grant.revoked { return .failure(Self.invalidToken("the access token was revoked")) }
+    if now >= record.expiresAt { return .failure(Self.invalidToken("the access token expired")) }
+    return .success((record, grant))
+  }
+
+  /// The device authorization with `userCode`, compared case-insensitively and without separators.
+  func deviceCode(forUserCode userCode: String) -> String? {
+    let wanted = Randomness.normalizedUserCode(userCode)
+    return deviceCodes.first { Randomness.normalizedUserCode($0.value.userCode) == wanted }?.key
+  }
+
+  /// RFC 6750 §3.1 `invalid_token`, with its `WWW-Authenticate` challenge.
+  static func invalidToken(_ description: String) -> OAuthFailure {
+    OAuthFailure(
+      "invalid_token", description, status: 401,
+      headers: ["WWW-Authenticate": "Bearer error=\"invalid_token\", error_description=\"\(description)\""])
+  }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import Xid
+import XidTesting
+
+struct FaultInjectionTests {
+  @Test func anInjectedStatusAnswersTheNextRequestsThenTheProviderRecovers() async throws {
+    let harness = try Harness()
+    await harness.provider.injectFault(.respond(status: 503, body: Data("busy".utf8)), at: .discovery, times: 2)
+    for _ in 0..<2 {
+      let response = try await harness.get(.discovery)
+      #expect(response.status == 503)
+      #expect(response.body == Data("busy".utf8))
+    }
+    #expect(try await harness.get(.discovery).status == 200)
+    #expect(await harness.provider.counters.discoveryFetches == 3)
+  }
+
+  @Test func anInjectedOAuthErrorLeavesTheRefreshTokenUntouched() async throws {
+    let harness = try Harness()
+    let refreshToken = try #require(try await harness.signIn().refreshToken)
+    await harness.provider.injectFault(.oauthError("temporarily_unavailable", status: 503), at: .token)
+    let failed = try await harness.refresh(refreshToken)
+    #expect(failed.status == 503)
+    #expect(Harness.oauthError(failed) == "temporarily_unavailable")
+    _ = try Harness.Tokens(await harness.refresh(refreshToken))
+    #expect(await harness.provider.counters.refreshes == 2)
+  }
+
+  @Test func aDroppedResponseCommitsTheRotationButTheClientNeverSeesIt() async throws {
+    let harness = try Harness()
+    let tokens = try await harness.signIn()
+    let refreshToken = try #require(tokens.refreshToken)
+    await harness.provider.injectFault(.dropResponse, at: .token)
+    let error = await #expect(throws: XidError.self) { try await harness.refresh(refreshToken) }
+    #expect(error?.code == .networkFailure)
+    #expect(await harness.provider.counters.refreshes == 1)
+    // The provider did rotate: retrying with the old token is a replay, and the grant is revoked.
+    #expect(Harness.oauthError(try await harness.refresh(refreshToken)) == "invalid_grant")
+    #expect(try await harness.get(.resource, bearer: tokens.accessToken).status == 401)
+  }
+
+  @Test func handleAnswersADroppedResponseWith504() async throws {
+    let harness = try Harness()
+    await harness.provider.injectFault(.dropResponse, at: .jwks, times: 2)
+    let request = HTTPRequest(url: harness.provider.url(for: .jwks))
+    #expect(await harness.provider.respond(to: request) == .dropped)
+    #expect(await harness.provider.handle(request).status == 504)
+    #expect(await harness.provider.handle(request).status == 200)
+  }
+
+  @Test func aFailedConnectionNeverReachesTheProvider() async throws {
+    let harness = try Harness()
+    let refreshToken = try #require(try await harness.signIn().refreshToken)
+    await harness.provider.injectFault(.failConnection, at: .token)
+    let error = await #expect(throws: XidError.self) { try await harness.refresh(refreshToken) }
+    #expect(error?.code == .networkFailure)
+    #expect(await harness.provider.counters.refreshes == 0)
+    _ = try Harness.Tokens(await harness.refresh(refreshToken))
+  }
+
+  @Test func aDelayHoldsTheResponse() async throws {
+    let harness = try Harness()
+    await harness.provider.injectFault(.delay(.milliseconds(50)), at: .jwks)
+    let start = ContinuousClock.now
+    #expect(try await harness.get(.jwks).status == 200)
+    #expect(ContinuousClock.now - start >= .milliseconds(50))
+  }
+
+  @Test func cancellingDuringADelayLeavesTheRequestUnhandled() async throws {
+    let harness = try Harness()
+    let refreshToken = try #require(try await harness.signIn().refreshToken)
+    await harness.provider.injectFault(.delay(.seconds(30)), at: .token)
+    let task = Task { try await harness.refresh(refreshToken) }
+    // The request is counted on arrival, before the delay.
+    while await harness.provider.counters.refreshes == 0 { await Task.yield() }
+    task.cancel()
+    await #expect(throws: CancellationError.self) { try await task.value }
+    _ = try Harness.Tokens(await harness.refresh(refreshToken))
+  }
+
+  @Test func faultsQueuePerEndpointAndCanBeCleared() async throws {
+    let harness = try Harness()
+    await harness.provider.injectFault(.respond(status: 500), at: .jwks)
+    await harness.provider.injectFault(.respond(status: 502), at: .jwks)
+    #expect(try await harness.get(.discovery).status == 200)
+    #expect(try await harness.get(.jwks).status == 500)
+    await harness.provider.clearFaults()
+    #expect(try await harness.get(.jwks).status == 200)
+  }
+}
