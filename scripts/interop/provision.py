@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Provision the glewlwyd started by start.sh through its admin REST API (Python standard library only).
+
+Idempotent (every object is created or replaced): the OIDC plugin "oidc" with the ES256 + RS256 signing
+keys, the public clients xid-es256 and xid-rs256, the user alice with consent granted to both, then the
+env files the tests read. Env: XID_IDP_BASE, XID_IDP_DATA_DIR, XID_IDP_EXTRA_REDIRECT_URIS,
+XID_IDP_EXTRA_POST_LOGOUT_URIS.
+"""
+import base64
+import http.cookiejar
+import json
+import os
+import shlex
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+BASE = os.environ["XID_IDP_BASE"]
+DATA = os.environ["XID_IDP_DATA_DIR"]
+ISSUER = BASE + "/api/oidc"
+ADMIN = ("admin", "password")  # created by glewlwyd's schema script
+USER = ("alice", "alice-password-1")
+SCOPES = ["openid", "profile", "email", "offline_access"]
+# Redirect URIs are compared as exact strings (no RFC 8252 any-port loopback): register each one.
+# Port 8765 is the fixed loopback listener of the real-browser test.
+REDIRECT_URIS = ["http://127.0.0.1:8765/callback", "http://127.0.0.1/callback"]
+REDIRECT_URIS += os.environ.get("XID_IDP_EXTRA_REDIRECT_URIS", "").split()
+POST_LOGOUT_URIS = ["http://127.0.0.1:8765/logout"] + os.environ.get("XID_IDP_EXTRA_POST_LOGOUT_URIS", "").split()
+
+
+# --- signing keys: PEM (made by openssl in start.sh) -> private JWK, via a tiny DER reader ---------------
+def der(buf):
+    """The (tag, value) items of a DER byte string."""
+    items, i = [], 0
+    while i < len(buf):
+        tag, n = buf[i], buf[i + 1]
+        i += 2
+        if n & 0x80:
+            k = n & 0x7F
+            n, i = int.from_bytes(buf[i:i + k], "big"), i + k
+        items.append((tag, buf[i:i + n]))
+        i += n
+    return items
+
+
+def b64u(b):
+    return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+
+
+def openssl_der(*args):
+    return subprocess.run(["openssl", *args, "-outform", "DER"], check=True, capture_output=True).stdout
+
+
+def ec_jwk(pem, kid):
+    # SEC1 ECPrivateKey: SEQUENCE { version, OCTET STRING d, [0] curve, [1] BIT STRING 00 04 x y }
+    _, d, _, pub = der(der(openssl_der("ec", "-in", pem))[0][1])
+    point = der(pub[1])[0][1][1:]
+    assert point[0] == 4 and len(point) == 65, "expected an uncompressed P-256 point"
+    return {"kty": "EC", "crv": "P-256", "x": b64u(point[1:33]), "y": b64u(point[33:]),
+            "d": b64u(d[1].rjust(32, b"\0")), "kid": kid, "alg": "ES256", "use": "sig"}
+
+
+def rsa_jwk(pem, kid):
+    # PKCS#1 RSAPrivateKey: SEQUENCE { version, n, e, d, p, q, dp, dq, qi } (INTEGERs, maybe 00-padded)
+    ints = [v.lstrip(b"\0") for _, v in der(der(openssl_der("rsa", "-traditional", "-in", pem))[0][1])][1:]
+    jwk = {"kty": "RSA", **{k: b64u(v) for k, v in zip(("n", "e", "d", "p", "q", "dp", "dq", "qi"), ints)}}
+    return {**jwk, "kid": kid, "alg": "RS256", "use": "sig"}
+
+
+JWKS = {"keys": [ec_jwk(f"{DATA}/es256.pem", "es256-1"), rsa_jwk(f"{DATA}/rs256.pem", "rs256-1")]}
+
+
+# --- admin API ------------------------------------------------------------------------------------------
+class Session:
+    """A cookie session with glewlwyd's REST API."""
+
+    def __init__(self, username, password):
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        self.call("POST", "/auth/", {"username": username, "password": password})
+
+    def call(self, method, path, body=None, ok=(200,)):
+        req = urllib.request.Request(BASE + "/api" + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={} if body is None else {"Content-Type": "application/json"})
+        try:
+            with self.opener.open(req, timeout=10) as r:
+                status, text = r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            status, text = e.code, e.read().decode()
+        if status not in ok:
+            sys.exit(f"[interop/provision] {method} {path} -> HTTP {status} {text[:500]}")
+        return status, (json.loads(text) if text.strip()[:1] in ("{", "[") else None)
+
+    def put_or_post(self, collection, name, body):
+        """Replace the object collection/name, or create it."""
+        status, _ = self.call("GET", f"{collection}/{name}", ok=(200, 404))
+        if status == 200:
+            self.call("PUT", f"{collection}/{name}", body)
+        else:
+            self.call("POST", f"{collection}/", body)
+        return status == 200
+
+
+admin = Session(*ADMIN)
+
+# The database client backend silently drops client properties missing from its data-format. Add the two the
+# OIDC plugin reads here; end_session reads post_logout_redirect_uris (plural, an array). A reset applies it.
+_, mod = admin.call("GET", "/mod/client/database")
+fmt = mod["parameters"]["data-format"]
+if "sign_kid" not in fmt or "post_logout_redirect_uris" not in fmt:
+    fmt["sign_kid"] = {"multiple": False, "read": True, "write": True}
+    fmt["post_logout_redirect_uris"] = {"multiple": True, "read": True, "write": True}
+    admin.call("PUT", "/mod/client/database", {k: mod[k] for k in ("module", "name", "display_name", "order_rank",
+                                                                   "readonly", "parameters")})
+    admin.call("PUT", "/mod/client/database/reset")
+
+for scope in SCOPES[1:]:  # openid exists already
+    admin.put_or_post("/scope", scope, {"name": scope, "display_name": scope, "description": scope,
+                                        "password_required": True, "password_max_age": 0, "scheme": {}})
+
+# g_profile lets the user grant consent (PUT /api/auth/grant/...).
+admin.put_or_post("/user", USER[0], {"username": USER[0], "password": USER[1], "name": "Alice Example",
+                                     "email": "alice@example.com", "enabled": True, "scope": ["g_profile"] + SCOPES})
+
+plugin = {"module": "oidc", "name": "oidc", "display_name": "OpenID Connect", "enabled": True, "parameters": {
+    "iss": ISSUER, "oauth-as-iss-id": True,  # iss in authorization responses (RFC 9207)
+    "jwks-private": json.dumps(JWKS), "default-kid": "es256-1", "client-sign_kid-parameter": "sign_kid",
+    "jwks-show": True, "allowed-scope": SCOPES,
+    "access-token-duration": 3600, "refresh-token-duration": 1209600, "code-duration": 600,
+    "refresh-token-rolling": True,
+    "refresh-token-one-use": "always",        # rotation on every refresh; reusing a rotated token revokes the chain
+    "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True,  # a replayed code revokes its tokens
+    "auth-type-refresh-enabled": True, "auth-type-device-enabled": True,
+    "auth-type-token-enabled": False, "auth-type-password-enabled": False, "auth-type-client-enabled": False,
+    "pkce-allowed": True, "pkce-required-public-client": True, "pkce-method-plain-allowed": False,
+    "device-authorization-expiration": 600, "device-authorization-interval": 1,
+    "introspection-revocation-allowed": True, "introspection-revocation-allow-target-client": True,
+    "session-management-allowed": True,       # end_session, sid
+    # login.html's end-session page asks GET /api/oidc/session/{sid}/{client_id}, which answers 400 unless
+    # front-channel logout is allowed; the page then never goes on to the post-logout redirect URI.
+    "front-channel-logout-allowed": True,
+    "session-cookie-name": "GLEWLWYD2_OIDC_SID", "session-cookie-expiration": 2419200,
+    "oauth-dpop-allowed": True, "oauth-dpop-iat-duration": 60,  # DPoP and PAR allowed, not required
+    "oauth-par-allowed": True, "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:",
+    "name-claim": "on-demand", "name-claim-scope": ["profile"],
+    "email-claim": "on-demand", "email-claim-scope": ["email"],
+}}
+if admin.put_or_post("/mod/plugin", "oidc", plugin):
+    admin.call("PUT", "/mod/plugin/oidc/reset")
+
+clients = {"xid-es256": {}, "xid-rs256": {"sign_kid": "rs256-1"}}  # sign_kid picks the RS256 key for that client
+for client_id, extra in clients.items():
+    admin.put_or_post("/client", client_id, {
+        "client_id": client_id, "name": client_id, "enabled": True, "confidential": False,
+        "token_endpoint_auth_method": ["none"], "redirect_uri": REDIRECT_URIS,
+        "post_logout_redirect_uris": POST_LOGOUT_URIS,
+        "authorization_type": ["code", "refresh_token", "device_authorization", "delete_token"], **extra})
+
+# Consent pre-granted: a login (API or login.html) then leads straight back to the redirect URI.
+alice = Session(*USER)
+for client_id in clients:  # scope list is space separated (the docs say comma: wrong)
+    alice.call("PUT", f"/auth/grant/{client_id}/", {"scope": " ".join(SCOPES)})
+
+# --- env files for the tests ---------------------------------------------------------------------------
+env = {
+    "XID_IDP_ISSUER": ISSUER, "XID_IDP_BASE_URL": BASE, "XID_IDP_PORT": BASE.rsplit(":", 1)[1],
+    "XID_IDP_CLIENT_ID_ES256": "xid-es256", "XID_IDP_CLIENT_ID_RS256": "xid-rs256",
+    "XID_IDP_USERNAME": USER[0], "XID_IDP_PASSWORD": USER[1],
+    "XID_IDP_REDIRECT_URI": REDIRECT_URIS[1], "XID_IDP_BROWSER_REDIRECT_URI": REDIRECT_URIS[0],
+    "XID_IDP_POST_LOGOUT_REDIRECT_URI": POST_LOGOUT_URIS[0],
+    "XID_IDP_ADMIN_USERNAME": ADMIN[0], "XID_IDP_ADMIN_PASSWORD": ADMIN[1], "XID_IDP_DATA_DIR": DATA,
+}
+with open(f"{DATA}/env", "w") as f:
+    f.writelines(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
+with open(f"{DATA}/env.json", "w") as f:
+    json.dump(env, f, indent=1)
