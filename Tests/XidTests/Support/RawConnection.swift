@@ -19,7 +19,7 @@ final class RawConnection {
   private let descriptor: Int32
 
   /// Connects to `address:port`; reads and writes give up after `timeout`.
-  init(address: String = "127.0.0.1", port: UInt16, timeout: Duration = .seconds(5)) throws {
+  init(address: String = "127.0.0.1", port: UInt16, timeout: Duration = .seconds(30)) throws {
     // Not assigned before it is connected: a throwing init of a fully initialized class runs deinit,
     // which would close the descriptor a second time.
     descriptor = try Self.connected(address: address, port: port, timeout: timeout)
