@@ -34,6 +34,7 @@ let package = Package(
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE"]),
     .testTarget(name: "XidSessionTests", dependencies: ["Xid"]),
     .testTarget(name: "XidTestingTests", dependencies: ["XidTesting"]),
+    .testTarget(name: "XidTests", dependencies: ["Xid"]),
   ],
   swiftLanguageModes: [.v6]
 )
