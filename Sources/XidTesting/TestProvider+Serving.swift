@@ -29,8 +29,6 @@ extension TestProvider {
   /// A transport that can fail a connection (``InMemoryTransport``, or a socket server that closes
   /// the connection without answering) should use this rather than ``handle(_:)``, so that
   /// ``Reply/dropped`` reaches the client as a network failure.
-  // TODO(loopback): `LoopbackHTTPServer` (branch `http`) should forward to this method and close the
-  // connection without a response on `.dropped`; see `startLoopback` in the provider branch report.
   public func respond(to request: HTTPRequest) async -> Reply {
     guard let endpoint = endpoint(for: request.url) else {
       return .response(OAuthFailure("not_found", "the test provider serves nothing at this path", status: 404).response)

@@ -85,9 +85,11 @@ import Xid
 ///
 /// ## Serving over loopback
 ///
-/// The provider routes by path below its issuer and never looks at the host, so any server can
-/// forward requests to ``handle(_:)`` (or ``respond(to:)``, which can also report a dropped
-/// response). A loopback HTTP server lands separately; until then, use ``InMemoryTransport``.
+/// ``startLoopback(configuration:user:clock:)`` serves the provider on `http://127.0.0.1:PORT`
+/// (an ephemeral port), for clients in other processes or behind `URLSession`; a dropped response
+/// then closes the connection unanswered. Stop it with ``stopLoopback()``. Any other server can
+/// forward requests to ``handle(_:)`` or ``respond(to:)``: the provider routes by path below its
+/// issuer and never looks at the host.
 public actor TestProvider {
   /// The issuer of a provider created without one: `https://op.xid.test`.
   public static let defaultIssuer = URL(string: "https://op.xid.test")!
@@ -114,6 +116,8 @@ public actor TestProvider {
   var session: UserSession?
   var misbehaviors = MisbehaviorBook()
   var faults: [Endpoint: [Fault]] = [:]
+  /// The loopback server serving this provider, when it was started with ``startLoopback(configuration:user:clock:)``.
+  var loopbackServer: LoopbackHTTPServer?
 
   /// Creates a provider with a fresh signing key.
   ///

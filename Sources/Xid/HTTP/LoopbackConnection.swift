@@ -26,7 +26,7 @@ final class LoopbackConnection: @unchecked Sendable {
   private let queue: DispatchQueue
   private let limits: LoopbackHTTPServer.Limits
   private let port: UInt16
-  private let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+  private let handler: @Sendable (HTTPRequest) async -> HTTPResponse?
   private let onClose: (LoopbackConnection) -> Void
 
   private var state = State.readingHead
@@ -52,7 +52,7 @@ final class LoopbackConnection: @unchecked Sendable {
   /// - Parameter onClose: called on `queue` once the descriptor is closed.
   init(
     descriptor: Int32, queue: DispatchQueue, limits: LoopbackHTTPServer.Limits, port: UInt16,
-    handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse, onClose: @escaping (LoopbackConnection) -> Void
+    handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse?, onClose: @escaping (LoopbackConnection) -> Void
   ) {
     self.descriptor = descriptor
     self.queue = queue
@@ -166,7 +166,11 @@ final class LoopbackConnection: @unchecked Sendable {
     let handler = handler
     handlerTask = Task {
       let response = await handler(request)
-      self.queue.async { self.respond(response) }
+      self.queue.async {
+        // A handler that returns no response drops the connection unanswered, as a server that
+        // crashed after committing would (the test provider's drop-after-commit fault).
+        if let response { self.respond(response) } else { self.close() }
+      }
     }
   }
 

@@ -71,8 +71,17 @@ package final class LoopbackHTTPServer: Sendable {
   ///     It runs in a `Task`, which is cancelled if the server stops first.
   /// - Throws: ``XidError`` with ``XidError/Code/loopbackServerFailure`` when the port cannot be bound,
   ///   for example because another process holds it.
-  package init(
+  package convenience init(
     port: UInt16 = 0, limits: Limits = .init(), handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+  ) throws {
+    try self.init(port: port, limits: limits, droppingHandler: { await handler($0) })
+  }
+
+  /// Binds `127.0.0.1:port` and starts serving with a handler that may drop a request: when it returns
+  /// `nil`, the connection is closed without a response.
+  package init(
+    port: UInt16 = 0, limits: Limits = .init(),
+    droppingHandler handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse?
   ) throws {
     core = try LoopbackServerCore(port: port, limits: limits, handler: handler)
     baseURL = URL(string: "http://127.0.0.1:\(core.port)")!

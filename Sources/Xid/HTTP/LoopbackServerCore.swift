@@ -13,7 +13,7 @@ final class LoopbackServerCore: @unchecked Sendable {
   private let listener: Int32
   private let queue: DispatchQueue
   private let limits: LoopbackHTTPServer.Limits
-  private let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+  private let handler: @Sendable (HTTPRequest) async -> HTTPResponse?
 
   private var listenSource: DispatchSourceRead?
   private var listenerPaused = false
@@ -30,7 +30,7 @@ final class LoopbackServerCore: @unchecked Sendable {
   ///
   /// - Throws: ``XidError`` with ``XidError/Code/loopbackServerFailure``.
   init(
-    port: UInt16, limits: LoopbackHTTPServer.Limits, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse
+    port: UInt16, limits: LoopbackHTTPServer.Limits, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse?
   ) throws {
     let (listener, boundPort) = try LoopbackSocket.listen(port: port, backlog: 128)
     self.listener = listener
