@@ -29,6 +29,7 @@ let package = Package(
       path: "Benchmarks/XidBenchmarks"
     ),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE"]),
+    .testTarget(name: "XidProtocolTests", dependencies: ["Xid"]),
   ],
   swiftLanguageModes: [.v6]
 )
