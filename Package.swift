@@ -35,6 +35,7 @@ let package = Package(
     .testTarget(name: "XidSessionTests", dependencies: ["Xid"]),
     .testTarget(name: "XidTestingTests", dependencies: ["XidTesting"]),
     .testTarget(name: "XidTests", dependencies: ["Xid"]),
+    .testTarget(name: "XidProtocolTests", dependencies: ["Xid"]),
   ],
   swiftLanguageModes: [.v6]
 )

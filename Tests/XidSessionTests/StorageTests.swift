@@ -78,28 +78,29 @@ struct FileTokenStorageTests {
 }
 
 struct FileLockTests {
-  @Test func serializesHoldersAndTimesOutWithoutBlocking() async throws {
+  @Test func aSecondHolderWaitsAndTimesOutWithoutBlocking() async throws {
     let directory = temporaryDirectory()
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let lock = FileLock(directory: directory, name: "refresh.lock")
     // A second open file description of the same file conflicts with the first, as another process would.
-    let (entered, enter) = AsyncStream.makeStream(of: Void.self)
-    let (release, finish) = AsyncStream.makeStream(of: Void.self)
-    let holder = Task {
-      try await lock.withLock {
-        enter.yield()
-        for await _ in release {}
-      }
-    }
-    for await _ in entered { break }
-    let error = await #expect(throws: XidError.self) {
-      try await lock.withLock(timeout: .milliseconds(100)) {}
-    }
-    #expect(error?.code == .lockTimeout)
-    finish.finish()
-    try await holder.value
-    let value = try await lock.withLock(timeout: .seconds(1)) { 42 }
-    #expect(value == 42)
+    let first = try await lock.acquire()
+    let error = await expectXidError(.lockTimeout) { try await lock.acquire(timeout: .milliseconds(100)) }
+    #expect(error?.reason.contains("refresh.lock") == true)
+    first.release()
+    first.release()
+    let second = try await lock.acquire(timeout: .seconds(1))
+    second.release()
+  }
+
+  @Test func aWaiterGetsTheLockAsSoonAsItIsReleased() async throws {
+    let directory = temporaryDirectory()
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let lock = FileLock(directory: directory, name: "refresh.lock")
+    let first = try await lock.acquire()
+    let waiter = Task { try await lock.acquire(timeout: .seconds(5)) }
+    try await Task.sleep(for: .milliseconds(50))
+    first.release()
+    try await waiter.value.release()
   }
 }
 

@@ -103,10 +103,9 @@ actor AccountSession {
   // MARK: - Refresh
 
   private func refreshUnderLock(seenVersion: Int64, force: Bool) async throws -> TokenRecord {
-    guard let lock else { return try await refresh(seenVersion: seenVersion, force: force) }
-    return try await lock.withLock(timeout: lockTimeout) {
-      try await self.refresh(seenVersion: seenVersion, force: force)
-    }
+    let holder = try await lock?.acquire(timeout: lockTimeout)
+    defer { holder?.release() }
+    return try await refresh(seenVersion: seenVersion, force: force)
   }
 
   private func refresh(seenVersion: Int64, force: Bool) async throws -> TokenRecord {

@@ -20,30 +20,57 @@ public struct FileLock: Sendable {
     path = directory.appendingPathComponent(name).path
   }
 
-  /// Runs `body` while holding the lock.
+  /// Takes the lock, waiting for another holder for at most `timeout`. Release it with
+  /// ``Holder/release()`` (closing the holder's descriptor also releases it).
   ///
-  /// - Parameter timeout: how long to wait for another holder.
-  /// - Throws: ``XidError/Code/lockTimeout`` when the lock stays taken for `timeout`,
-  ///   ``XidError/Code/storageFailure`` when the lock file cannot be opened, and whatever `body` throws.
-  public func withLock<R>(
-    isolation: isolated (any Actor)? = #isolation, timeout: Duration = .seconds(10), _ body: () async throws -> R
-  ) async throws -> R {
+  /// - Throws: ``XidError/Code/lockTimeout`` when the lock stays taken for `timeout`, and
+  ///   ``XidError/Code/storageFailure`` when the lock file cannot be opened.
+  public func acquire(timeout: Duration = .seconds(10)) async throws -> Holder {
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw FileTokenStorage.failure("open the lock file", path) }
-    defer { close(fd) }  // closing the descriptor also releases the lock
+    let holder = Holder(descriptor: fd)
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
     var pause = Duration.milliseconds(1)
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-      guard errno == EWOULDBLOCK || errno == EINTR else { throw FileTokenStorage.failure("lock", path) }
-      guard clock.now < deadline else {
-        throw XidError(
-          .lockTimeout, "another process held the lock \(path) for more than \(timeout); try again")
+      guard errno == EWOULDBLOCK || errno == EINTR else {
+        let error = FileTokenStorage.failure("lock", path)
+        holder.release()
+        throw error
       }
-      try await Task.sleep(for: pause)
+      guard clock.now < deadline else {
+        holder.release()
+        throw XidError(.lockTimeout, "another process held the lock \(path) for more than \(timeout); try again")
+      }
+      do {
+        try await Task.sleep(for: pause)
+      } catch {
+        holder.release()
+        throw error
+      }
       pause = min(pause * 2, .milliseconds(20))
     }
-    defer { flock(fd, LOCK_UN) }
-    return try await body()
+    return holder
+  }
+
+  /// A held lock: the open lock file. Releasing is idempotent.
+  public final class Holder: @unchecked Sendable {
+    // `descriptor` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var descriptor: Int32
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Releases the lock and closes the lock file.
+    public func release() {
+      lock.withLock {
+        guard descriptor >= 0 else { return }
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+        descriptor = -1
+      }
+    }
+
+    deinit { release() }
   }
 }

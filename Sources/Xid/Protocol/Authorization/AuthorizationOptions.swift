@@ -1,0 +1,59 @@
+import Foundation
+
+/// Optional parameters of one authorization request (OpenID Connect Core 1.0 §3.1.2.1).
+///
+/// ```swift
+/// var options = AuthorizationOptions()
+/// options.prompt = ["login"]
+/// options.maxAge = 300
+/// let request = try await client.makeAuthorizationRequest(options)
+/// ```
+public struct AuthorizationOptions: Sendable, Hashable {
+  /// Scopes to request instead of the configuration's; `openid` is added in any case.
+  public var scopes: [String]?
+  /// `prompt`: for example `["login"]`, `["consent"]`, `["select_account"]` or `["none"]`.
+  public var prompt: [String]
+  /// `login_hint`: the user's identifier, when the app knows it.
+  public var loginHint: String?
+  /// `max_age`: the longest time, in seconds, since the user last authenticated. The ID token's
+  /// `auth_time` is then required and checked.
+  public var maxAge: Int?
+  /// `ui_locales`: preferred languages for the provider's pages, as BCP 47 tags.
+  public var uiLocales: [String]
+  /// `acr_values`: requested authentication context classes, in order of preference.
+  public var acrValues: [String]
+  /// Other parameters, sent as given. They cannot replace the parameters Xid sets (`client_id`,
+  /// `redirect_uri`, `response_type`, `scope`, `state`, `nonce`, PKCE, …) or the typed options above.
+  public var additionalParameters: [String: String]
+  /// A redirect URI for this request instead of the configuration's: for example a loopback URI with
+  /// the port the app's listener got (RFC 8252 §7.3).
+  public var redirectURI: URL?
+  /// Whether to push the request (RFC 9126) if the provider offers it; `nil` follows the
+  /// configuration. Requests are pushed whenever the provider requires it.
+  public var usePushedAuthorization: Bool?
+
+  /// Creates options; every parameter is optional.
+  public init(
+    scopes: [String]? = nil, prompt: [String] = [], loginHint: String? = nil, maxAge: Int? = nil,
+    uiLocales: [String] = [], acrValues: [String] = [], additionalParameters: [String: String] = [:],
+    redirectURI: URL? = nil, usePushedAuthorization: Bool? = nil
+  ) {
+    self.scopes = scopes
+    self.prompt = prompt
+    self.loginHint = loginHint
+    self.maxAge = maxAge
+    self.uiLocales = uiLocales
+    self.acrValues = acrValues
+    self.additionalParameters = additionalParameters
+    self.redirectURI = redirectURI
+    self.usePushedAuthorization = usePushedAuthorization
+  }
+
+  /// Parameters that ``additionalParameters`` may not set: the security parameters Xid controls, the
+  /// ones that would change the response's shape, and the typed options.
+  public static let reservedParameters: Set<String> = [
+    "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
+    "code_challenge_method", "request", "request_uri", "response_mode", "client_secret", "code_verifier",
+    "client_assertion", "client_assertion_type", "prompt", "login_hint", "max_age", "ui_locales", "acr_values",
+  ]
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+/// A provider's JWK Set (`jwks_uri`), fetched when first needed and again when the provider has
+/// rotated its keys.
+///
+/// A token is verified with the key its `kid` names; without a `kid`, with the one key that fits its
+/// algorithm, or each fitting key in turn. When no key fits (an unknown `kid`: the provider has
+/// rotated), or a token without `kid` verifies with none of the keys, the set is fetched once more,
+/// at most once per ``minimumRefetchInterval``, and the token tried again; then verification fails
+/// with ``XidError/Code/unknownSigningKey``. The set is also fetched again when older than
+/// ``maximumAge``, so that keys the provider withdrew stop being trusted.
+public actor JWKSCache {
+  /// The JWK Set URL.
+  public nonisolated let url: URL
+  /// The shortest time between two fetches triggered by unknown keys, in seconds.
+  public nonisolated let minimumRefetchInterval: TimeInterval
+  /// How long a fetched set is used before it is fetched again regardless, in seconds.
+  public nonisolated let maximumAge: TimeInterval
+  private let http: ProtocolHTTP
+  private let clock: any XidClock
+  private var current: (keys: JWKSet, fetchedAt: Date)?
+  private var lastFetchStarted: Date?
+  private var inFlight: Task<JWKSet, any Error>?
+  /// How many times the set has been fetched (including failed attempts), for diagnostics.
+  public private(set) var fetchCount = 0
+
+  /// Creates a cache for the JWK Set at `url`.
+  ///
+  /// - Parameters:
+  ///   - url: the provider's `jwks_uri`.
+  ///   - transport: the HTTP transport.
+  ///   - clock: the clock for the refetch limit and the maximum age.
+  ///   - minimumRefetchInterval: at most one fetch for unknown keys per this many seconds; 60 by default.
+  ///   - maximumAge: how long a set is used before it is fetched again; one day by default.
+  public init(
+    url: URL, transport: any HTTPTransport, clock: any XidClock = SystemClock(),
+    minimumRefetchInterval: TimeInterval = 60,
+    maximumAge: TimeInterval = 86_400
+  ) {
+    self.url = url
+    self.http = ProtocolHTTP(transport: transport)
+    self.clock = clock
+    self.minimumRefetchInterval = minimumRefetchInterval
+    self.maximumAge = maximumAge
+  }
+
+  /// The current key set, fetched if there is none yet or it is older than ``maximumAge``.
+  ///
+  /// - Throws: ``XidError/Code/keySetUnavailable`` (with the HTTP status when the server answered),
+  ///   and as ``ProtocolHTTP`` sends do (``XidError/Code/networkFailure``, …).
+  public func keySet() async throws -> JWKSet {
+    if let current, clock.now.timeIntervalSince(current.fetchedAt) < maximumAge { return current.keys }
+    return try await fetch()
+  }
+
+  /// Verifies the signature of `jws` with the fitting key, fetching the set again (within the rate
+  /// limit) when the provider seems to have rotated its keys.
+  ///
+  /// - Parameter allowedAlgorithms: the algorithms accepted; the header's `alg` must be one of them.
+  /// - Returns: the key that verified.
+  /// - Throws: ``XidError`` with ``XidError/Code/algorithmNotAllowed`` (no fetch is made for those),
+  ///   ``XidError/Code/invalidSignature`` when the key the `kid` names (or every fitting key, after a
+  ///   refetch) does not verify, ``XidError/Code/noMatchingKey`` when the set has several keys with
+  ///   the token's `kid`, ``XidError/Code/unknownSigningKey`` when no key fits even after a refetch
+  ///   (or a refetch is not allowed yet), and the errors of ``keySet()``.
+  @discardableResult
+  public func verify(_ jws: CompactJWS, allowedAlgorithms: Set<JWSAlgorithm>) async throws -> JWSVerificationKey {
+    let algorithm = try jws.header.algorithm(allowedBy: allowedAlgorithms)
+    let first = try await keySet()
+    let firstResult = try Self.attempt(jws, algorithm: algorithm, in: first)
+    if case .verified(let key) = firstResult { return key }
+    if let lastFetchStarted, clock.now.timeIntervalSince(lastFetchStarted) < minimumRefetchInterval {
+      throw firstResult.error(algorithm: algorithm, keyID: jws.header.keyID, refetched: false)
+    }
+    let second = try await fetch()
+    let secondResult = try Self.attempt(jws, algorithm: algorithm, in: second)
+    if case .verified(let key) = secondResult { return key }
+    throw secondResult.error(algorithm: algorithm, keyID: jws.header.keyID, refetched: true)
+  }
+
+  /// What trying a key set gave.
+  private enum Attempt {
+    case verified(JWSVerificationKey)
+    /// No key fits the algorithm (and the `kid`, when there is one).
+    case noFittingKey
+    /// Keys fit a token without `kid`, but none verified it.
+    case noKeyVerified(candidates: Int)
+
+    func error(algorithm: JWSAlgorithm, keyID: String?, refetched: Bool) -> XidError {
+      let when =
+        refetched
+        ? "even after fetching the provider's key set again"
+        : "and the key set was fetched less than a minute ago, so it is not fetched again yet"
+      switch self {
+      case .verified: return XidError(.unknownSigningKey, "unreachable")
+      case .noFittingKey:
+        let named = keyID.map { "with kid \"\(SafeText.short($0, limit: 64))\"" } ?? "(the token names no kid)"
+        return XidError(
+          .unknownSigningKey,
+          "the provider's key set has no \(algorithm) key \(named) \(when); the provider may be rotating keys, try again in a minute"
+        )
+      case .noKeyVerified(let candidates):
+        return XidError(
+          .invalidSignature,
+          "the \(algorithm) signature of the token (which names no kid) verifies with none of the \(candidates) fitting keys \(when)"
+        )
+      }
+    }
+  }
+
+  private static func attempt(_ jws: CompactJWS, algorithm: JWSAlgorithm, in set: JWKSet) throws -> Attempt {
+    let fitting = set.keys.filter { $0.jwk.permitsVerification(with: algorithm) }
+    if let keyID = jws.header.keyID {
+      let named = fitting.filter { $0.keyID == keyID }
+      guard !named.isEmpty else { return .noFittingKey }
+      guard named.count == 1 else {
+        throw XidError(
+          .noMatchingKey,
+          "the provider's key set has \(named.count) \(algorithm) keys with kid \"\(SafeText.short(keyID, limit: 64))\"; refusing to guess"
+        )
+      }
+      // The named key exists: a bad signature is a bad token, not a rotation, so it fails at once.
+      try jws.verify(with: named[0], allowedAlgorithms: [algorithm])
+      return .verified(named[0])
+    }
+    guard !fitting.isEmpty else { return .noFittingKey }
+    for key in fitting where (try? jws.verify(with: key, allowedAlgorithms: [algorithm])) != nil {
+      return .verified(key)
+    }
+    return .noKeyVerified(candidates: fitting.count)
+  }
+
+  /// Fetches the set, sharing a fetch already under way.
+  private func fetch() async throws -> JWKSet {
+    if let inFlight { return try await inFlight.value }
+    lastFetchStarted = clock.now
+    fetchCount += 1
+    let task = Task { [http, url] in try await Self.download(url: url, http: http) }
+    inFlight = task
+    defer { inFlight = nil }
+    let keys = try await task.value
+    current = (keys, clock.now)
+    return keys
+  }
+
+  private static func download(url: URL, http: ProtocolHTTP) async throws -> JWKSet {
+    let name = "JWK Set endpoint"
+    let response = try await http.send(HTTPRequest(url: url), endpoint: name)
+    guard response.isSuccess else {
+      throw XidError(
+        .keySetUnavailable, "the provider's key set could not be fetched: HTTP \(response.status)",
+        httpStatus: response.status)
+    }
+    do {
+      try ProtocolHTTP.requireJSONMediaType(response, endpoint: name)
+      return try JWKSet(parsing: response.body)
+    } catch let error as XidError {
+      throw XidError(
+        .keySetUnavailable, "the provider's key set is not usable: \(error.reason)", httpStatus: response.status)
+    }
+  }
+}

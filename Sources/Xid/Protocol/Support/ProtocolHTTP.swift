@@ -1,0 +1,185 @@
+import Foundation
+
+/// The rules every protocol HTTP call follows: the URL must be secure, `Accept: application/json` is
+/// sent, transport failures become ``XidError``s, bodies are size-limited, success bodies must be
+/// JSON, and error bodies in every shape real providers send become typed errors.
+struct ProtocolHTTP: Sendable {
+  /// The largest body Xid reads from a provider: 1 MiB.
+  static let maximumBodySize = JSONValue.maximumDocumentSize
+
+  /// The transport that carries the requests.
+  let transport: any HTTPTransport
+
+  /// Sends `request` to the endpoint named `endpoint` (for example `"token endpoint"`).
+  ///
+  /// - Throws: ``XidError/Code/insecureURL`` before sending to a URL that is not https (or loopback
+  ///   http), ``XidError/Code/cancelled`` when the task is cancelled, ``XidError/Code/networkFailure``
+  ///   when the transport fails, and ``XidError/Code/responseTooLarge``.
+  func send(_ request: HTTPRequest, endpoint: String) async throws -> HTTPResponse {
+    try request.url.requireSecure(for: endpoint)
+    var request = request
+    if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
+    if Task.isCancelled { throw XidError(.cancelled, "the request to the \(endpoint) was cancelled") }
+    let response: HTTPResponse
+    do {
+      response = try await transport.send(request)
+    } catch let error as XidError {
+      throw error
+    } catch is CancellationError {
+      throw XidError(.cancelled, "the request to the \(endpoint) was cancelled")
+    } catch {
+      throw XidError(.networkFailure, "the request to the \(endpoint) failed: no response (\(type(of: error)))")
+    }
+    guard response.body.count <= Self.maximumBodySize else {
+      throw XidError(
+        .responseTooLarge,
+        "the \(endpoint) answered with \(response.body.count) bytes; Xid reads at most \(Self.maximumBodySize)",
+        httpStatus: response.status)
+    }
+    return response
+  }
+
+  /// The media type of a response, lowercased and without parameters, or `nil` when none was sent.
+  static func mediaType(of response: HTTPResponse) -> String? {
+    guard let value = response.headers["Content-Type"] else { return nil }
+    let type = value.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+    let trimmed = type.trimmingCharacters(in: .whitespaces).lowercased()
+    return trimmed.isEmpty ? nil : trimmed
+  }
+
+  /// Whether `mediaType` is JSON: `application/json` or any `…+json`.
+  static func isJSON(_ mediaType: String) -> Bool {
+    mediaType == "application/json" || mediaType.hasSuffix("+json")
+  }
+
+  /// The body of a successful response as a JSON object.
+  ///
+  /// A body without `Content-Type` is accepted when it parses as JSON; one with another media type
+  /// is refused.
+  ///
+  /// - Throws: ``XidError/Code/unexpectedResponse`` when the body is not a JSON object.
+  static func jsonObject(_ response: HTTPResponse, endpoint: String) throws -> [String: JSONValue] {
+    try requireJSONMediaType(response, endpoint: endpoint)
+    guard !response.body.isEmpty else {
+      throw XidError(
+        .unexpectedResponse, "the \(endpoint) answered HTTP \(response.status) with an empty body; expected JSON",
+        httpStatus: response.status)
+    }
+    let value: JSONValue
+    do {
+      value = try JSONValue(parsing: response.body)
+    } catch let error as XidError {
+      throw XidError(
+        .unexpectedResponse, "the \(endpoint) answered with invalid JSON (\(error.reason))", httpStatus: response.status
+      )
+    }
+    guard let object = value.objectValue else {
+      throw XidError(
+        .unexpectedResponse, "the \(endpoint) answered with JSON that is not an object", httpStatus: response.status)
+    }
+    return object
+  }
+
+  /// Checks that a response's `Content-Type`, when it has one, is JSON.
+  ///
+  /// - Throws: ``XidError/Code/unexpectedResponse`` for another media type.
+  static func requireJSONMediaType(_ response: HTTPResponse, endpoint: String) throws {
+    if let mediaType = mediaType(of: response), !isJSON(mediaType) {
+      throw XidError(
+        .unexpectedResponse,
+        "the \(endpoint) answered HTTP \(response.status) with a \(SafeText.short(mediaType, limit: 60)) body; expected application/json",
+        httpStatus: response.status)
+    }
+  }
+
+  /// An OAuth error as a server sent it: the `error` code and `error_description`, both as received.
+  struct OAuthError: Sendable {
+    /// The `error` code, when one could be read.
+    var error: String?
+    /// The `error_description`, when one could be read.
+    var description: String?
+  }
+
+  /// The OAuth error in a JSON body (RFC 6749 §5.2), whatever its `Content-Type` says, or `nil` when
+  /// the body is not a JSON object with a string `error`.
+  static func oauthError(inBody response: HTTPResponse) -> OAuthError? {
+    guard !response.body.isEmpty, let object = try? JSONValue(parsing: response.body).objectValue,
+      let error = object["error"]?.stringValue
+    else { return nil }
+    return OAuthError(error: error, description: object["error_description"]?.stringValue)
+  }
+
+  /// The `error` and `error_description` parameters of a `WWW-Authenticate` challenge (RFC 6750 §3).
+  static func oauthError(inChallenge response: HTTPResponse) -> OAuthError? {
+    guard let challenge = response.headers["WWW-Authenticate"] else { return nil }
+    let error = challengeParameter("error", in: challenge)
+    guard error != nil else { return nil }
+    return OAuthError(error: error, description: challengeParameter("error_description", in: challenge))
+  }
+
+  /// The value of `name` in an authentication challenge such as `Bearer realm="x", error="y"`.
+  static func challengeParameter(_ name: String, in challenge: String) -> String? {
+    let scalars = Array(challenge.unicodeScalars)
+    let target = Array(name.lowercased().unicodeScalars)
+    var index = 0
+    while index < scalars.count {
+      // A parameter name starts the string or follows a space or a comma.
+      let atBoundary = index == 0 || scalars[index - 1] == " " || scalars[index - 1] == ","
+      if atBoundary, index + target.count < scalars.count,
+        String(String.UnicodeScalarView(scalars[index..<(index + target.count)])).lowercased()
+          == String(String.UnicodeScalarView(target)),
+        scalars[index + target.count] == "="
+      {
+        var position = index + target.count + 1
+        var value = String.UnicodeScalarView()
+        if position < scalars.count, scalars[position] == "\"" {
+          position += 1
+          while position < scalars.count, scalars[position] != "\"" {
+            if scalars[position] == "\\", position + 1 < scalars.count { position += 1 }
+            value.append(scalars[position])
+            position += 1
+          }
+        } else {
+          while position < scalars.count, scalars[position] != ",", scalars[position] != " " {
+            value.append(scalars[position])
+            position += 1
+          }
+        }
+        return String(value)
+      }
+      index += 1
+    }
+    return nil
+  }
+
+  /// The typed error for a response that failed: its status, its OAuth error when one could be read
+  /// from the body (or the `WWW-Authenticate` challenge), and a reason that describes the body's
+  /// shape when it carried no OAuth error (empty, HTML, JSON without `error`).
+  ///
+  /// - Parameter secrets: values that must not appear in the reason even if the server echoes them.
+  static func failure(
+    _ response: HTTPResponse, code: XidError.Code, endpoint: String, secrets: [String] = []
+  ) -> XidError {
+    let status = response.status
+    if let found = oauthError(inBody: response) ?? oauthError(inChallenge: response), let error = found.error {
+      let errorCode = SafeText.errorCode(error)
+      var reason = "the \(endpoint) refused the request (HTTP \(status), \(errorCode))"
+      if let description = found.description {
+        let clean = SafeText.sanitize(description, redacting: secrets)
+        if !clean.isEmpty { reason += ": \(clean)" }
+      }
+      return XidError(code, reason, httpStatus: status, oauthError: errorCode)
+    }
+    let shape: String
+    if response.body.isEmpty {
+      shape = "an empty body"
+    } else if let mediaType = mediaType(of: response), !isJSON(mediaType) {
+      shape = "a \(SafeText.short(mediaType, limit: 60)) body rather than a JSON error"
+    } else if (try? JSONValue(parsing: response.body).objectValue) != nil {
+      shape = "a JSON body without a string \"error\" member"
+    } else {
+      shape = "a body that is not a JSON error"
+    }
+    return XidError(code, "the \(endpoint) answered HTTP \(status) with \(shape)", httpStatus: status)
+  }
+}

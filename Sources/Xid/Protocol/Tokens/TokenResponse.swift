@@ -1,0 +1,91 @@
+import Foundation
+
+/// A successful token endpoint response (RFC 6749 §5.1), from a code exchange, a refresh or the
+/// device grant.
+///
+/// Its `description` shows no token; every member, known or not, is in ``raw``.
+public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+  /// `access_token`.
+  public let accessToken: String
+  /// `token_type`, read case-insensitively.
+  public let tokenType: TokenType
+  /// `expires_in`, in seconds, when the provider sent it.
+  public let expiresIn: TimeInterval?
+  /// When the access token expires: ``receivedAt`` plus ``expiresIn``, when the latter is known.
+  public var expiresAt: Date? { expiresIn.map { receivedAt.addingTimeInterval($0) } }
+  /// `refresh_token`, when one was issued. A refresh response without one means the previous refresh
+  /// token stays in use.
+  public let refreshToken: String?
+  /// `id_token`, as received (compact JWS). Validated separately; see ``IDTokenValidator``.
+  public let idToken: String?
+  /// `scope`, split at spaces, when the provider sent it (RFC 6749 §5.1: then the granted scopes may
+  /// differ from the requested ones).
+  public let scope: [String]?
+  /// When the response arrived.
+  public let receivedAt: Date
+  /// Every member of the response, known or not.
+  public let raw: [String: JSONValue]
+
+  /// Reads a token response object.
+  ///
+  /// `expires_in` may be a number or a numeric string (some providers send `"3600"`).
+  ///
+  /// - Throws: ``XidError/Code/invalidTokenResponse`` when `access_token` is missing or empty, a known
+  ///   member has the wrong type, or `token_type` is missing or neither Bearer nor DPoP.
+  public init(json raw: [String: JSONValue], receivedAt: Date) throws {
+    guard let accessToken = raw["access_token"]?.stringValue, !accessToken.isEmpty else {
+      throw XidError(.invalidTokenResponse, "the token response has no string \"access_token\"")
+    }
+    guard let typeValue = raw["token_type"]?.stringValue else {
+      throw XidError(.invalidTokenResponse, "the token response has no string \"token_type\"")
+    }
+    guard let tokenType = TokenType(parsing: typeValue) else {
+      throw XidError(
+        .invalidTokenResponse,
+        "the token response's token_type \"\(SafeText.short(typeValue, limit: 32))\" is neither Bearer nor DPoP")
+    }
+    func string(_ name: String) throws -> String? {
+      guard let value = raw[name], value != .null else { return nil }
+      guard let string = value.stringValue else {
+        throw XidError(.invalidTokenResponse, "the token response's \"\(name)\" is not a string")
+      }
+      return string.isEmpty ? nil : string
+    }
+    switch raw["expires_in"] {
+    case nil, .null?: expiresIn = nil
+    case .string(let text)?:
+      guard let seconds = Int64(text), seconds >= 0 else {
+        throw XidError(.invalidTokenResponse, "the token response's \"expires_in\" is not a number of seconds")
+      }
+      expiresIn = TimeInterval(seconds)
+    case let value?:
+      guard let seconds = value.doubleValue, seconds.isFinite, seconds >= 0 else {
+        throw XidError(.invalidTokenResponse, "the token response's \"expires_in\" is not a number of seconds")
+      }
+      expiresIn = seconds
+    }
+    self.accessToken = accessToken
+    self.tokenType = tokenType
+    self.refreshToken = try string("refresh_token")
+    self.idToken = try string("id_token")
+    self.scope = try string("scope").map { $0.split(separator: " ").map(String.init) }
+    self.receivedAt = receivedAt
+    self.raw = raw
+  }
+
+  /// `TokenResponse(tokenType: …, expiresIn: …, refreshToken: yes/no, idToken: yes/no, scope: …)`;
+  /// never a token.
+  public var description: String {
+    "TokenResponse(tokenType: \(tokenType), expiresIn: \(expiresIn.map { String(Int($0)) } ?? "unknown"), refreshToken: \(refreshToken == nil ? "no" : "yes"), idToken: \(idToken == nil ? "no" : "yes"), scope: \(scope?.joined(separator: " ") ?? "as requested"))"
+  }
+
+  /// The fields that are not secret, so that `dump` does not show the tokens.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "tokenType": tokenType, "expiresIn": expiresIn as Any, "hasRefreshToken": refreshToken != nil,
+        "hasIDToken": idToken != nil, "scope": scope as Any, "receivedAt": receivedAt,
+      ])
+  }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+
+@testable import Xid
+
+struct DeviceFlowTests {
+  static func deviceResponse(expiresIn: Int64 = 600, interval: Int64? = nil) -> HTTPResponse {
+    var body: [String: JSONValue] = [
+      "device_code": "device-code-1", "user_code": "WDJB-MJHT", "verification_uri": "https://op.example/activate",
+      "verification_uri_complete": "https://op.example/activate?user_code=WDJB-MJHT", "expires_in": .int(expiresIn),
+    ]
+    if let interval { body["interval"] = .int(interval) }
+    return .json(.object(body))
+  }
+
+  /// A provider whose token endpoint answers the device grant with `script` in turn, then with the last.
+  static func provider(script: [HTTPResponse], expiresIn: Int64 = 600, interval: Int64? = nil) throws -> FakeProvider {
+    let provider = try FakeProvider()
+    provider.on("/device") { _ in Self.deviceResponse(expiresIn: expiresIn, interval: interval) }
+    let remaining = Locked(script)
+    provider.on("/token") { _ in
+      remaining.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
+    }
+    return provider
+  }
+
+  static let pending = HTTPResponse.json(["error": "authorization_pending"], status: 400)
+  static let slowDown = HTTPResponse.json(["error": "slow_down"], status: 400)
+
+  @Test func startRequestsCodesWithClientIDAndScope() async throws {
+    let provider = try Self.provider(script: [Self.pending])
+    let authorization = try await provider.client().startDeviceAuthorization()
+    #expect(authorization.userCode == "WDJB-MJHT")
+    #expect(authorization.verificationURI.absoluteString == "https://op.example/activate")
+    #expect(authorization.verificationURIComplete?.absoluteString == "https://op.example/activate?user_code=WDJB-MJHT")
+    #expect(authorization.interval == 5)
+    #expect(authorization.expiresAt == provider.clock.now.addingTimeInterval(600))
+    let request = try #require(provider.transport.requests(to: "/device").first)
+    #expect(request.form == ["scope": "openid profile offline_access", "client_id": FakeProvider.clientID])
+    #expect(!"\(authorization)".contains("device-code-1"))
+    #expect(!"\(authorization)".contains("WDJB-MJHT"))
+  }
+
+  @Test func pollingWaitsThroughPendingAndSlowDownThenSucceeds() async throws {
+    let provider = try FakeProvider()
+    let success = try provider.tokenResponse(idToken: true, nonce: nil)
+    provider.on("/device") { _ in Self.deviceResponse() }
+    let remaining = Locked([Self.pending, Self.slowDown, Self.pending, success])
+    provider.on("/token") { _ in remaining.withLock { $0.removeFirst() } }
+    let client = try provider.client()
+    let authorization = try await client.startDeviceAuthorization()
+    let start = provider.clock.now
+    let result = try await client.pollDeviceAuthorization(authorization)
+    #expect(result.tokens.accessToken == "access-token-1")
+    #expect(result.idToken?.subject == "alice")
+    #expect(provider.clock.sleeps == [5, 5, 10, 10])
+    #expect(provider.clock.now == start.addingTimeInterval(30))
+    let polls = provider.transport.requests(to: "/token")
+    #expect(polls.count == 4)
+    #expect(
+      polls[0].form == [
+        "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": "device-code-1",
+        "client_id": FakeProvider.clientID,
+      ])
+  }
+
+  @Test func pollingUsesTheProvidersInterval() async throws {
+    let provider = try FakeProvider()
+    let success = try provider.tokenResponse(idToken: false)
+    provider.on("/device") { _ in Self.deviceResponse(interval: 8) }
+    let remaining = Locked([Self.pending, success])
+    provider.on("/token") { _ in remaining.withLock { $0.removeFirst() } }
+    let client = try provider.client()
+    let result = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization())
+    #expect(provider.clock.sleeps == [8, 8])
+    #expect(result.idToken == nil)
+  }
+
+  @Test func expiredTokenEndsPollingWithATypedError() async throws {
+    let provider = try Self.provider(script: [Self.pending, .json(["error": "expired_token"], status: 400)])
+    let client = try provider.client()
+    let authorization = try await client.startDeviceAuthorization()
+    let error = await awaitXidError(.deviceCodeExpired) { try await client.pollDeviceAuthorization(authorization) }
+    #expect(error?.oauthError == "expired_token")
+    #expect(provider.transport.requests(to: "/token").count == 2)
+  }
+
+  @Test func accessDeniedEndsPollingWithATypedError() async throws {
+    let provider = try Self.provider(script: [Self.pending, .json(["error": "access_denied"], status: 400)])
+    let client = try provider.client()
+    let authorization = try await client.startDeviceAuthorization()
+    await awaitXidError(.accessDenied) { try await client.pollDeviceAuthorization(authorization) }
+  }
+
+  @Test func pollingStopsWhenExpiresInPasses() async throws {
+    let provider = try Self.provider(script: [Self.pending], expiresIn: 30)
+    let client = try provider.client()
+    let authorization = try await client.startDeviceAuthorization()
+    await awaitXidError(.deviceCodeExpired) { try await client.pollDeviceAuthorization(authorization) }
+    #expect(provider.transport.requests(to: "/token").count == 5)
+    #expect(provider.clock.now >= authorization.expiresAt)
+  }
+
+  @Test func otherTokenErrorsEndPolling() async throws {
+    let provider = try Self.provider(script: [.json(["error": "invalid_client"], status: 401)])
+    let client = try provider.client()
+    let authorization = try await client.startDeviceAuthorization()
+    let error = await awaitXidError(.tokenRequestFailed) { try await client.pollDeviceAuthorization(authorization) }
+    #expect(error?.oauthError == "invalid_client")
+  }
+
+  @Test func serverErrorsBackOffAndPollingContinues() async throws {
+    let provider = try FakeProvider()
+    let success = try provider.tokenResponse(idToken: false)
+    provider.on("/device") { _ in Self.deviceResponse() }
+    let remaining = Locked([HTTPResponse(status: 503), success])
+    provider.on("/token") { _ in remaining.withLock { $0.removeFirst() } }
+    let client = try provider.client()
+    _ = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization())
+    #expect(provider.clock.sleeps == [5, 10])
+  }
+
+  @Test func pollingIsCancellable() async throws {
+    let provider = try Self.provider(script: [Self.pending])
+    let client = try provider.client()
+    let authorization = try await client.startDeviceAuthorization()
+    let task = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await client.pollDeviceAuthorization(authorization)
+    }
+    await awaitXidError(.cancelled) { try await task.value }
+    #expect(provider.transport.requests(to: "/token").isEmpty)
+  }
+
+  @Test func pollingWithTheSystemClockStopsPromptlyWhenCancelled() async throws {
+    let provider = try Self.provider(script: [Self.pending])
+    var configuration = ClientConfiguration(
+      issuer: URL(string: FakeProvider.issuer)!, clientID: FakeProvider.clientID, redirectURI: FakeProvider.redirectURI)
+    configuration.scopes = []
+    let client = try OpenIDClient(configuration: configuration, transport: provider.transport, clock: SystemClock())
+    let authorization = try await client.startDeviceAuthorization()
+    let started = ContinuousClock.now
+    let task = Task { try await client.pollDeviceAuthorization(authorization) }
+    try await Task.sleep(for: .milliseconds(50))
+    task.cancel()
+    await awaitXidError(.cancelled) { try await task.value }
+    #expect(ContinuousClock.now - started < .seconds(4))
+  }
+
+  @Test func deviceAuthorizationErrorIsTyped() async throws {
+    let provider = try FakeProvider()
+    provider.on("/device") { _ in .json(["error": "unauthorized_client"], status: 400) }
+    let error = await awaitXidError(.deviceAuthorizationFailed) {
+      try await provider.client().startDeviceAuthorization()
+    }
+    #expect(error?.oauthError == "unauthorized_client")
+  }
+
+  @Test func malformedDeviceResponseIsRefused() async throws {
+    let provider = try FakeProvider()
+    provider.on("/device") { _ in .json(["device_code": "d", "user_code": "u", "expires_in": 600]) }
+    await awaitXidError(.deviceAuthorizationFailed) { try await provider.client().startDeviceAuthorization() }
+    provider.on("/device") { _ in
+      .json(["device_code": "d", "user_code": "u", "verification_uri": "http://op.example/a", "expires_in": 600])
+    }
+    await awaitXidError(.insecureURL) { try await provider.client().startDeviceAuthorization() }
+  }
+
+  @Test func deviceAuthorizationSurvivesCodableRoundTrip() async throws {
+    let provider = try Self.provider(script: [Self.pending])
+    let authorization = try await provider.client().startDeviceAuthorization()
+    let decoded = try JSONDecoder().decode(DeviceAuthorization.self, from: try JSONEncoder().encode(authorization))
+    #expect(decoded == authorization)
+  }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import Xid
+
+struct RefreshTests {
+  /// A client signed in with `provider`, and its ID token.
+  static func signedIn(_ provider: FakeProvider) async throws -> (OpenIDClient, IDToken) {
+    let client = try provider.client()
+    let (redirect, pending) = try await provider.authorize(client)
+    return (client, try await client.handleRedirect(url: redirect, pending: [pending]).idToken)
+  }
+
+  static func refreshResponse(_ provider: FakeProvider, idTokenChanges: [String: JSONValue]?) throws -> HTTPResponse {
+    var body: [String: JSONValue] = ["access_token": "access-token-2", "token_type": "bearer", "expires_in": 600]
+    if let idTokenChanges {
+      body["id_token"] = .string(try provider.idToken(nonce: nil, accessToken: "access-token-2", idTokenChanges))
+    }
+    return .json(.object(body))
+  }
+
+  @Test func refreshSendsTheRefreshTokenAndClientID() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: nil) }
+    let result = try await client.refresh(
+      refreshToken: "refresh-token-1", originalIDToken: original, scopes: ["openid"])
+    let request = try #require(provider.transport.requests(to: "/token").last)
+    #expect(
+      request.form == [
+        "grant_type": "refresh_token", "refresh_token": "refresh-token-1", "scope": "openid",
+        "client_id": FakeProvider.clientID,
+      ])
+    #expect(result.tokens.accessToken == "access-token-2")
+    #expect(result.tokens.refreshToken == nil)
+    #expect(result.idToken == nil)
+  }
+
+  @Test func refreshedIDTokenForTheSameUserIsAccepted() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    provider.clock.advance(by: 1800)
+    let authTime = try #require(original.claims["auth_time"])
+    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["auth_time": authTime]) }
+    let result = try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    #expect(result.idToken?.subject == "alice")
+    #expect(result.idToken?.claims.nonce == nil)
+  }
+
+  @Test func refreshedIDTokenWithAnotherSubjectIsRefused() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["sub": "mallory"]) }
+    await awaitXidError(.invalidIDToken) {
+      try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    }
+  }
+
+  @Test func refreshedIDTokenWithAnotherIssuerIsRefused() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["iss": "https://other.example"]) }
+    await awaitXidError(.invalidIDToken) {
+      try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    }
+  }
+
+  @Test func refreshedIDTokenWithAForeignNonceIsRefused() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["nonce": "not-the-original"]) }
+    await awaitXidError(.invalidIDToken) {
+      try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    }
+  }
+
+  @Test func deadRefreshTokenIsClassifiedAsInvalidGrant() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    for response in [
+      HTTPResponse.json(["error": "invalid_grant"], status: 400), HTTPResponse(status: 400),
+      HTTPResponse(status: 401), .json(["error": "invalid_code"], status: 403),
+    ] {
+      provider.on("/token") { _ in response }
+      let error = await awaitXidError(.tokenRequestFailed) {
+        try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+      }
+      #expect(error?.isInvalidGrant == true, "\(response.status)")
+      #expect(error?.isTransient == false)
+    }
+  }
+
+  @Test func serverTroubleOnRefreshIsTransient() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    for response in [HTTPResponse(status: 502), HTTPResponse(status: 503), HTTPResponse(status: 429)] {
+      provider.on("/token") { _ in response }
+      let error = await awaitXidError(.tokenRequestFailed) {
+        try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+      }
+      #expect(error?.isInvalidGrant == false)
+      #expect(error?.isTransient == true)
+    }
+  }
+
+  @Test func refreshTokenEchoedInAnErrorIsRedacted() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    provider.on("/token") { _ in
+      .json(["error": "invalid_grant", "error_description": "token refresh-token-1 revoked"], status: 400)
+    }
+    let error = await awaitXidError(.tokenRequestFailed) {
+      try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    }
+    #expect(error?.reason.contains("refresh-token-1") == false)
+    #expect("\(error.map { "\($0)" } ?? "")".contains("refresh-token-1") == false)
+  }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+@testable import Xid
+
+/// A scripted OpenID provider at `https://op.example`: discovery, keys, token, PAR, UserInfo,
+/// revocation and device endpoints, each replaceable by a test.
+final class FakeProvider: Sendable {
+  static let issuer = "https://op.example"
+  static let clientID = "client-1"
+  static let redirectURI = URL(string: "com.example.app:/callback")!
+
+  typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+  let signer: JWSSigningKey
+  let clock: TestClock
+  /// Metadata members added to (or, with `.null`, removed from) the defaults.
+  let metadataChanges = Locked<[String: JSONValue]>([:])
+  /// The keys the JWK Set endpoint publishes.
+  let publishedKeys: Locked<[JWK]>
+  /// Handlers by path, replacing the defaults.
+  let handlers = Locked<[String: Handler]>([:])
+  /// Claims added to (or, with `.null`, removed from) every ID token the token endpoint issues.
+  let idTokenChanges = Locked<[String: JSONValue]>([:])
+  /// The nonce of the last authorization request seen (plain or pushed).
+  let lastNonce = Locked<String?>(nil)
+  let transport: ScriptedTransport
+
+  init(algorithm: JWSAlgorithm = .es256, clock: TestClock = TestClock()) throws {
+    let signer = try JWSSigningKey.generate(for: algorithm, keyID: "key-1")
+    self.signer = signer
+    self.clock = clock
+    self.publishedKeys = Locked([signer.publicJWK])
+    let box = Locked<FakeProvider?>(nil)
+    transport = ScriptedTransport { request in
+      guard let provider = box.current else { return HTTPResponse(status: 500) }
+      return try provider.handle(request)
+    }
+    box.withLock { $0 = self }
+  }
+
+  var metadata: JSONValue {
+    var members: [String: JSONValue] = [
+      "issuer": .string(Self.issuer),
+      "authorization_endpoint": "https://op.example/authorize",
+      "token_endpoint": "https://op.example/token",
+      "jwks_uri": "https://op.example/jwks",
+      "userinfo_endpoint": "https://op.example/userinfo",
+      "revocation_endpoint": "https://op.example/revoke",
+      "end_session_endpoint": "https://op.example/logout",
+      "device_authorization_endpoint": "https://op.example/device",
+      "pushed_authorization_request_endpoint": "https://op.example/par",
+      "id_token_signing_alg_values_supported": .array([.string(signer.algorithm.rawValue)]),
+      "code_challenge_methods_supported": ["S256"],
+      "response_types_supported": ["code"],
+      "subject_types_supported": ["public"],
+    ]
+    for (name, value) in metadataChanges.current {
+      if value == .null { members.removeValue(forKey: name) } else { members[name] = value }
+    }
+    return .object(members)
+  }
+
+  func client(_ configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> OpenIDClient {
+    var configuration = ClientConfiguration(
+      issuer: URL(string: Self.issuer)!, clientID: Self.clientID, redirectURI: Self.redirectURI,
+      scopes: ["profile", "offline_access"])
+    configure(&configuration)
+    return try OpenIDClient(configuration: configuration, transport: transport, clock: clock)
+  }
+
+  func on(_ path: String, _ handler: @escaping Handler) { handlers.withLock { $0[path] = handler } }
+
+  /// ID token claims as the provider would issue them now, with `changes` applied.
+  func idTokenClaims(nonce: String?, accessToken: String? = nil, _ changes: [String: JSONValue] = [:]) -> [String:
+    JSONValue]
+  {
+    let now = Int64(clock.now.timeIntervalSince1970)
+    var claims: [String: JSONValue] = [
+      "iss": .string(Self.issuer), "sub": "alice", "aud": .string(Self.clientID), "exp": .int(now + 3600),
+      "iat": .int(now), "auth_time": .int(now - 10),
+    ]
+    if let nonce { claims["nonce"] = .string(nonce) }
+    if let accessToken { claims["at_hash"] = .string(TokenHash.value(for: accessToken, algorithm: signer.algorithm)) }
+    for (name, value) in changes {
+      if value == .null { claims.removeValue(forKey: name) } else { claims[name] = value }
+    }
+    return claims
+  }
+
+  func idToken(nonce: String?, accessToken: String? = nil, _ changes: [String: JSONValue] = [:]) throws -> String {
+    try signer.sign(claims: idTokenClaims(nonce: nonce, accessToken: accessToken, changes), header: ["typ": "JWT"])
+  }
+
+  /// A successful token response with an ID token for the last nonce.
+  func tokenResponse(accessToken: String = "access-token-1", idToken: Bool = true, nonce: String? = nil) throws
+    -> HTTPResponse
+  {
+    var body: [String: JSONValue] = [
+      "access_token": .string(accessToken), "token_type": "Bearer", "expires_in": 3600,
+      "refresh_token": "refresh-token-1", "scope": "openid profile offline_access",
+    ]
+    if idToken {
+      body["id_token"] = .string(
+        try self.idToken(nonce: nonce ?? lastNonce.current, accessToken: accessToken, idTokenChanges.current))
+    }
+    return .json(.object(body))
+  }
+
+  private func handle(_ request: HTTPRequest) throws -> HTTPResponse {
+    if let handler = handlers.current[request.url.path] { return try handler(request) }
+    switch request.url.path {
+    case "/.well-known/openid-configuration": return .json(metadata)
+    case "/jwks": return .json(["keys": .array(publishedKeys.current.map { .object($0.members) })])
+    case "/token": return try tokenResponse()
+    case "/par":
+      lastNonce.withLock { $0 = request.form["nonce"] }
+      return .json(["request_uri": "urn:ietf:params:oauth:request_uri:abc", "expires_in": 60], status: 201)
+    case "/revoke": return HTTPResponse(status: 200)
+    default: return HTTPResponse(status: 404)
+    }
+  }
+
+  /// Starts an authorization request and builds the redirect the provider would send for it.
+  func authorize(
+    _ client: OpenIDClient, options: AuthorizationOptions = AuthorizationOptions(), code: String = "code-1",
+    extra: [(String, String)] = []
+  ) async throws -> (redirect: URL, pending: PendingAuthorization) {
+    let request = try await client.makeAuthorizationRequest(options)
+    if !request.isPushed { lastNonce.withLock { $0 = request.url.query["nonce"] } }
+    let redirect = request.pending.redirectURI.appendingQuery(
+      [("code", code), ("state", request.pending.state)] + extra)
+    return (redirect, request.pending)
+  }
+}

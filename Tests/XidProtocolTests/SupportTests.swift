@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import Xid
+
+struct SupportTests {
+  static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+
+  @Test func challengeParametersAreReadFromWWWAuthenticate() {
+    let header = #"Bearer realm="example", error="invalid_token", error_description="The token \"x\" expired""#
+    #expect(ProtocolHTTP.challengeParameter("error", in: header) == "invalid_token")
+    #expect(ProtocolHTTP.challengeParameter("error_description", in: header) == #"The token "x" expired"#)
+    #expect(ProtocolHTTP.challengeParameter("realm", in: header) == "example")
+    #expect(ProtocolHTTP.challengeParameter("scope", in: header) == nil)
+    #expect(ProtocolHTTP.challengeParameter("error", in: "Bearer error=insufficient_scope") == "insufficient_scope")
+  }
+
+  @Test func sanitizeRemovesControlCharactersSecretsAndLength() {
+    #expect(SafeText.sanitize("a\n\tb\u{202E}c  d") == "a b c d")
+    #expect(SafeText.sanitize("token abcd1234 leaked", redacting: ["abcd1234"]) == "token [redacted] leaked")
+    #expect(SafeText.sanitize(String(repeating: "x", count: 1000)).count == 201)
+    #expect(SafeText.errorCode("invalid_grant") == "invalid_grant")
+    #expect(!SafeText.errorCode("bad\u{0}code\"").contains("\u{0}"))
+  }
+
+  @Test func constantTimeEqualityComparesWholeStrings() {
+    #expect(SafeText.constantTimeEquals("abc", "abc"))
+    #expect(!SafeText.constantTimeEquals("abc", "abd"))
+    #expect(!SafeText.constantTimeEquals("abc", "abcd"))
+    #expect(!SafeText.constantTimeEquals("", "a"))
+  }
+
+  @Test func insecureEndpointIsRefusedBeforeSending() async throws {
+    let transport = ScriptedTransport { _ in HTTPResponse(status: 200) }
+    let http = ProtocolHTTP(transport: transport)
+    await awaitXidError(.insecureURL) {
+      try await http.send(HTTPRequest(url: URL(string: "http://op.example/token")!), endpoint: "token endpoint")
+    }
+    #expect(transport.requests.isEmpty)
+    _ = try await http.send(HTTPRequest(url: URL(string: "http://127.0.0.1:8080/token")!), endpoint: "token endpoint")
+    #expect(transport.requests.count == 1)
+  }
+
+  @Test func errorClassificationSeparatesDeadGrantsFromTransientFailures() {
+    func error(_ status: Int?, _ oauth: String?, code: XidError.Code = .tokenRequestFailed) -> XidError {
+      XidError(code, "r", httpStatus: status, oauthError: oauth)
+    }
+    #expect(error(400, "invalid_grant").isInvalidGrant)
+    #expect(error(400, nil).isInvalidGrant)
+    #expect(error(401, nil).isInvalidGrant)
+    #expect(error(403, "invalid_code").isInvalidGrant)
+    #expect(!error(400, "invalid_request").isInvalidGrant)
+    #expect(!error(401, "invalid_client").isInvalidGrant)
+    #expect(!error(500, nil).isInvalidGrant)
+    #expect(!error(400, "invalid_grant", code: .userInfoFailed).isInvalidGrant)
+    #expect(error(500, nil).isTransient)
+    #expect(error(429, nil).isTransient)
+    #expect(error(400, "temporarily_unavailable").isTransient)
+    #expect(error(nil, nil, code: .networkFailure).isTransient)
+    #expect(!error(400, "invalid_grant").isTransient)
+  }
+}
