@@ -4,7 +4,7 @@ import Testing
 @testable import Xid
 
 struct HTTPRequestHeadTests {
-  private func parse(_ text: String, maxHeaderFields: Int = 64) throws(HTTPRequestRejection) -> HTTPRequestHead {
+  private func parse(_ text: String, maxHeaderFields: Int = 64) throws -> HTTPRequestHead {
     try HTTPRequestHead.parse(ArraySlice(text.utf8), maxHeaderFields: maxHeaderFields)
   }
 

@@ -7,16 +7,16 @@ struct HTTPHeadScanner {
   /// Scans the bytes of `buffer` not seen yet.
   ///
   /// - Returns: the index just past the CRLF CRLF that ends the head, once it has arrived.
-  mutating func scan(_ buffer: [UInt8]) throws(HTTPRequestRejection) -> Int? {
+  mutating func scan(_ buffer: [UInt8]) throws -> Int? {
     while scanned < buffer.count {
       let index = scanned
       let byte = buffer[index]
       scanned += 1
       if byte == HTTPSyntax.lf {
-        guard index > 0, buffer[index - 1] == HTTPSyntax.cr else { throw .badRequest("a line ends in LF without CR") }
+        guard index > 0, buffer[index - 1] == HTTPSyntax.cr else { throw HTTPRequestRejection.badRequest("a line ends in LF without CR") }
         if index >= 3, buffer[index - 2] == HTTPSyntax.lf, buffer[index - 3] == HTTPSyntax.cr { return index + 1 }
       } else if index > 0, buffer[index - 1] == HTTPSyntax.cr {
-        throw .badRequest("a CR is not followed by LF")
+        throw HTTPRequestRejection.badRequest("a CR is not followed by LF")
       }
     }
     return nil

@@ -25,7 +25,7 @@ struct HTTPRequestHead: Equatable {
   /// Parses a head: the bytes before the CRLF CRLF that ends it.
   ///
   /// The bytes must hold no CR or LF outside CRLF pairs (``HTTPHeadScanner`` checks that as they arrive).
-  static func parse(_ bytes: ArraySlice<UInt8>, maxHeaderFields: Int) throws(HTTPRequestRejection) -> Self {
+  static func parse(_ bytes: ArraySlice<UInt8>, maxHeaderFields: Int) throws -> Self {
     var lines: [ArraySlice<UInt8>] = []
     var start = bytes.startIndex
     while let lf = bytes[start...].firstIndex(of: HTTPSyntax.lf) {
@@ -47,7 +47,7 @@ struct HTTPRequestHead: Equatable {
   ///
   /// Refuses `Transfer-Encoding` (411: the server reads bodies by `Content-Length` only), malformed or
   /// conflicting lengths (400), and lengths over `maxBodyBytes` (413).
-  func bodyLength(maxBodyBytes: Int) throws(HTTPRequestRejection) -> Int {
+  func bodyLength(maxBodyBytes: Int) throws -> Int {
     if headers["Transfer-Encoding"] != nil {
       throw HTTPRequestRejection(status: 411, reason: "Transfer-Encoding is not supported; send Content-Length")
     }
@@ -56,8 +56,8 @@ struct HTTPRequestHead: Equatable {
       for item in field.value.split(separator: ",", omittingEmptySubsequences: false) {
         let digits = item.trimmingCharacters(in: .whitespaces)
         guard !digits.isEmpty, digits.count <= 18, digits.utf8.allSatisfy(HTTPSyntax.isDigit), let value = Int(digits)
-        else { throw .badRequest("Content-Length is not a decimal number") }
-        guard length == nil || length == value else { throw .badRequest("Content-Length values disagree") }
+        else { throw HTTPRequestRejection.badRequest("Content-Length is not a decimal number") }
+        guard length == nil || length == value else { throw HTTPRequestRejection.badRequest("Content-Length values disagree") }
         length = value
       }
     }
@@ -71,12 +71,12 @@ struct HTTPRequestHead: Equatable {
   /// Checks the `Host` field: exactly one in HTTP/1.1 (400 otherwise), naming `127.0.0.1` or
   /// `localhost` at `port` (421 otherwise). Refusing other names keeps web pages that rebind their
   /// own domain name to 127.0.0.1 (DNS rebinding) from reaching the server.
-  func checkHost(port: UInt16) throws(HTTPRequestRejection) {
+  func checkHost(port: UInt16) throws {
     let hosts = headers.filter { $0.name.caseInsensitiveCompare("Host") == .orderedSame }
-    guard hosts.count <= 1 else { throw .badRequest("more than one Host field") }
+    guard hosts.count <= 1 else { throw HTTPRequestRejection.badRequest("more than one Host field") }
     guard let host = hosts.first?.value.lowercased() else {
       if minorVersion == 0 { return }
-      throw .badRequest("the Host field is missing")
+      throw HTTPRequestRejection.badRequest("the Host field is missing")
     }
     let parts = host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
     let name = parts[0]
@@ -86,20 +86,20 @@ struct HTTPRequestHead: Equatable {
     }
   }
 
-  private static func parseRequestLine(_ line: ArraySlice<UInt8>) throws(HTTPRequestRejection) -> Self {
+  private static func parseRequestLine(_ line: ArraySlice<UInt8>) throws -> Self {
     let parts = line.split(separator: HTTPSyntax.space, omittingEmptySubsequences: false)
-    guard parts.count == 3 else { throw .badRequest("the request line is not `method target version`") }
+    guard parts.count == 3 else { throw HTTPRequestRejection.badRequest("the request line is not `method target version`") }
     let (method, target, version) = (parts[0], parts[1], parts[2])
     guard !method.isEmpty, method.allSatisfy(HTTPSyntax.isTokenCharacter) else {
-      throw .badRequest("the method is not a token")
+      throw HTTPRequestRejection.badRequest("the method is not a token")
     }
     guard target.first == HTTPSyntax.slash, target.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-      throw .badRequest("the request target is not an absolute path")
+      throw HTTPRequestRejection.badRequest("the request target is not an absolute path")
     }
     let versionBytes = Array(version)
     guard versionBytes.count == 8, versionBytes.starts(with: "HTTP/".utf8), versionBytes[6] == HTTPSyntax.dot,
       let major = HTTPSyntax.digitValue(versionBytes[5]), let minor = HTTPSyntax.digitValue(versionBytes[7])
-    else { throw .badRequest("the HTTP version is malformed") }
+    else { throw HTTPRequestRejection.badRequest("the HTTP version is malformed") }
     guard major == 1, minor <= 1 else {
       throw HTTPRequestRejection(status: 505, reason: "only HTTP/1.1 and HTTP/1.0 are supported")
     }
@@ -108,18 +108,18 @@ struct HTTPRequestHead: Equatable {
       minorVersion: minor, headers: [:])
   }
 
-  private static func parseField(_ line: ArraySlice<UInt8>) throws(HTTPRequestRejection) -> (String, String) {
-    guard let colon = line.firstIndex(of: HTTPSyntax.colon) else { throw .badRequest("a header field has no colon") }
+  private static func parseField(_ line: ArraySlice<UInt8>) throws -> (String, String) {
+    guard let colon = line.firstIndex(of: HTTPSyntax.colon) else { throw HTTPRequestRejection.badRequest("a header field has no colon") }
     let name = line[..<colon]
     guard !name.isEmpty, name.allSatisfy(HTTPSyntax.isTokenCharacter) else {
-      throw .badRequest("a header field name is not a token (obsolete line folding is not supported)")
+      throw HTTPRequestRejection.badRequest("a header field name is not a token (obsolete line folding is not supported)")
     }
     let value = line[(colon + 1)...].drop(while: HTTPSyntax.isWhitespace).reversed().drop(
       while: HTTPSyntax.isWhitespace
     )
     .reversed()
     guard value.allSatisfy({ $0 == HTTPSyntax.tab || $0 >= HTTPSyntax.space && $0 != 0x7F }) else {
-      throw .badRequest("a header field value holds a control character")
+      throw HTTPRequestRejection.badRequest("a header field value holds a control character")
     }
     return (String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
   }

@@ -128,7 +128,7 @@ final class LoopbackConnection: @unchecked Sendable {
   }
 
   private func readHead() {
-    do throws(HTTPRequestRejection) {
+    do {
       guard let end = try scanner.scan(buffer) else {
         if buffer.count > limits.maxHeadBytes { throw headTooLarge }
         return
@@ -144,8 +144,10 @@ final class LoopbackConnection: @unchecked Sendable {
         sendContinue()
       }
       readBody()
+    } catch let rejection as HTTPRequestRejection {
+      reject(rejection)
     } catch {
-      reject(error)
+      reject(.badRequest("the request could not be read"))
     }
   }
 
