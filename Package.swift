@@ -32,7 +32,7 @@ let package = Package(
       path: "Benchmarks/XidBenchmarks"
     ),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE"]),
-    .testTarget(name: "XidSessionTests", dependencies: ["Xid"]),
+    .testTarget(name: "XidSessionTests", dependencies: ["Xid", "XidTesting"]),
     .testTarget(name: "XidTestingTests", dependencies: ["XidTesting"]),
     .testTarget(name: "XidTests", dependencies: ["Xid"]),
     .testTarget(name: "XidProtocolTests", dependencies: ["Xid"]),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where Xid keeps its state: one token record per account, and the pending sign-ins.
 ///
 /// Each value is a complete JSON document written in one call, so an implementation only has to make
@@ -17,6 +19,15 @@ public protocol TokenStorageAdapter: Sendable {
   func delete(key: String) throws
   /// Lists the keys that start with `prefix` (Xid uses it to find pending sign-ins).
   func keys(withPrefix prefix: String) throws -> [String]
+  /// A directory every process sharing this storage can write, where Xid keeps the lock that stops
+  /// two processes from refreshing the same account at once; `nil` (the default) when the storage is
+  /// private to this process.
+  var refreshLockDirectory: URL? { get }
+}
+
+extension TokenStorageAdapter {
+  /// `nil`: by default a storage is private to its process.
+  public var refreshLockDirectory: URL? { nil }
 }
 
 extension XidError.Code {

@@ -1,0 +1,46 @@
+import Foundation
+
+/// How the user meets the provider: opens the authorization URL somewhere the user can sign in, and
+/// brings back the URL the provider redirected to.
+///
+/// Xid ships ``LoopbackUserAgent`` (a browser and an RFC 8252 loopback listener, for macOS and Linux
+/// programs) and, on Apple platforms, `WebAuthenticationSessionUserAgent`. Tests use the test
+/// provider's user (`TestProvider.userAgent` in `XidTesting`).
+public protocol AuthorizationUserAgent: Sendable {
+  /// Gets ready to receive the redirect, before the authorization request is made: a loopback
+  /// listener binds its port here, so the request can name the actual redirect URI.
+  ///
+  /// - Parameter redirectURI: the configured redirect URI.
+  func prepare(redirectURI: URL) async throws -> any AuthorizationUserAgentSession
+
+  /// Shows the user a URL that needs no answer, such as the provider's end-session page.
+  func open(_ url: URL) async throws
+}
+
+/// One sign-in in progress with an ``AuthorizationUserAgent``.
+public protocol AuthorizationUserAgentSession: Sendable {
+  /// The redirect URI to put in the authorization request.
+  var redirectURI: URL { get }
+
+  /// Opens `url` for the user and returns the redirect URL once the provider sent the browser back
+  /// with `state`.
+  ///
+  /// - Throws: ``XidError/Code/userCancelled`` when the user gave up, ``XidError/Code/timedOut``
+  ///   when nothing came back in time.
+  func authorize(_ url: URL, state: String) async throws -> URL
+
+  /// Releases what ``AuthorizationUserAgent/prepare(redirectURI:)`` took (a listening port). Called
+  /// once the sign-in ends, whatever way.
+  func finish() async
+}
+
+extension XidError.Code {
+  /// The user closed the sign-in page or cancelled the sign-in. Nothing changed.
+  public static let userCancelled = Self(rawValue: "userCancelled")
+  /// The user did not finish signing in within the time allowed. Nothing changed; start again.
+  public static let timedOut = Self(rawValue: "timedOut")
+  /// A sign-in is already in progress; only one runs at a time.
+  public static let signInInProgress = Self(rawValue: "signInInProgress")
+  /// Xid was used before ``Xid/configure(options:)``.
+  public static let notConfigured = Self(rawValue: "notConfigured")
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// The signed-in user, as the app sees it: who, with which scopes, until when. Never a token: ask
+/// ``Xid/getAccessToken(forceRefresh:)`` for one when you call an API.
+public struct XidSession: Sendable, Hashable, CustomStringConvertible {
+  /// The user's subject identifier at the provider (`sub`).
+  public let subject: String
+  /// The claims of the ID token the provider issued at sign-in (or at the last refresh).
+  public let claims: JWTClaims
+  /// The scopes the provider granted.
+  public let scopes: [String]
+  /// When the current access token expires, if the provider said.
+  public let accessTokenExpiresAt: Date?
+  /// The provider's issuer identifier.
+  public let issuer: String
+  /// The account name from the configuration.
+  public let account: String
+
+  init(record: TokenRecord) throws {
+    let claims: JWTClaims
+    if let idToken = record.idToken {
+      claims = try IDToken(restoring: idToken).claims
+    } else {
+      claims = try JWTClaims(raw: [:])
+    }
+    self.subject = claims.subject ?? ""
+    self.claims = claims
+    self.scopes = record.scopes
+    self.accessTokenExpiresAt = record.expiresAt
+    self.issuer = record.issuer
+    self.account = record.account
+  }
+
+  /// Subject, issuer, scopes and expiry; never a token.
+  public var description: String {
+    let expiry = accessTokenExpiresAt.map { "\($0)" } ?? "unknown"
+    return
+      "XidSession(subject: \(subject), issuer: \(issuer), scopes: \(scopes.joined(separator: " ")), accessTokenExpiresAt: \(expiry))"
+  }
+}

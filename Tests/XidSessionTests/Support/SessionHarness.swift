@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+import Xid
+import XidTesting
+
+/// Records every log message, so tests can prove that no secret reaches a log line.
+final class RecordingLogger: XidLogger, @unchecked Sendable {
+  private let lock = NSLock()
+  private var lines: [String] = []
+
+  func log(_ level: XidLogLevel, category: String, _ message: String) {
+    lock.withLock { lines.append("[\(category)] \(level): \(message)") }
+  }
+
+  var messages: [String] { lock.withLock { lines } }
+}
+
+/// An ``Xid`` wired to an in-memory test provider, with the secrets it saw and the logs it wrote.
+struct SessionHarness {
+  let provider: TestProvider
+  let storage: any TokenStorageAdapter
+  let logger = RecordingLogger()
+  let xid: Xid
+
+  init(
+    provider: TestProvider? = nil, storage: any TokenStorageAdapter = InMemoryTokenStorage(),
+    transport: (any HTTPTransport)? = nil
+  ) throws {
+    let provider = try provider ?? TestProvider()
+    self.provider = provider
+    self.storage = storage
+    xid = try Xid(configuration: Self.configuration(provider, logger: logger, transport: transport), storage: storage)
+  }
+
+  static func configuration(
+    _ provider: TestProvider, logger: any XidLogger, transport: (any HTTPTransport)? = nil
+  ) -> XidConfiguration {
+    XidConfiguration(
+      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
+      postLogoutRedirectUri: TestClient.example.postLogoutRedirectURIs[0], transport: transport ?? provider.transport,
+      logger: logger, clock: provider.clock, userAgent: provider.userAgent)
+  }
+
+  /// The stored record's JSON members.
+  func storedRecord() throws -> [String: JSONValue]? {
+    for key in try storage.keys(withPrefix: "xid.tokens.") {
+      if let text = try storage.load(key: key) { return try JSONValue(parsing: text).objectValue }
+    }
+    return nil
+  }
+
+  /// Every token in the stored record.
+  func storedSecrets() throws -> [String] {
+    guard let record = try storedRecord() else { return [] }
+    return ["access_token", "refresh_token", "id_token"].compactMap { record[$0]?.stringValue }
+  }
+
+  /// Fails the test if a log line or `text` contains any of `secrets`.
+  func expectNoSecrets(_ secrets: [String], in texts: [String] = [], sourceLocation: SourceLocation = #_sourceLocation)
+  {
+    for secret in secrets where secret.count >= 8 {
+      for line in logger.messages + texts {
+        #expect(!line.contains(secret), "a secret leaked into: \(line.prefix(80))…", sourceLocation: sourceLocation)
+      }
+    }
+  }
+}

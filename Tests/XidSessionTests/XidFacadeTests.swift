@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+import Xid
+import XidTesting
+
+struct XidFacadeTests {
+  @Test func aWholeSessionSignsInRefreshesCallsAnAPIAndSignsOut() async throws {
+    let harness = try SessionHarness()
+    let session = try await harness.xid.signIn()
+    #expect(session.subject == TestUser.alice.subject)
+    #expect(session.scopes.contains("openid"))
+    let secrets = try harness.storedSecrets()
+    #expect(secrets.count == 3)
+
+    let first = try await harness.xid.getAccessToken()
+    #expect(try await harness.xid.getAccessToken() == first)
+    #expect(await harness.provider.counters.refreshes == 0)
+
+    harness.provider.clock.advance(by: 301)
+    let second = try await harness.xid.getAccessToken()
+    #expect(second != first)
+    #expect(await harness.provider.counters.refreshes == 1)
+
+    let response = try await harness.xid.send(HTTPRequest(url: harness.provider.url(for: .resource)))
+    #expect(response.status == 200)
+
+    let info = try await harness.xid.userInfo()
+    #expect(info.subject == session.subject)
+
+    let allSecrets = secrets + (try harness.storedSecrets())
+    try await harness.xid.signOut()
+    #expect(try await harness.xid.getSession() == nil)
+    #expect(try harness.storedRecord() == nil)
+    #expect(await harness.provider.counters.revocations == 1)
+    await expectXidError(.signInRequired) { try await harness.xid.getAccessToken() }
+    harness.expectNoSecrets(allSecrets, in: [session.description, "\(session)"])
+  }
+
+  @Test func anythingBeforeConfigureIsAClearError() async {
+    let xid = Xid()
+    let error = await expectXidError(.notConfigured) { try await xid.getAccessToken() }
+    #expect(error?.reason.contains("configure(options:)") == true)
+    await expectXidError(.notConfigured) { try await xid.getSession() }
+  }
+
+  @Test func offlineAccessIsRejectedUntilDPoPExists() throws {
+    let provider = try TestProvider()
+    var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
+    configuration.scopes = ["openid", "offline_access"]
+    let error = expectXidError(.invalidConfiguration) { try Xid.shared.configure(options: configuration) }
+    #expect(error?.reason.contains("offline_access") == true)
+  }
+
+  @Test func aSignInPendingAcrossARelaunchCanStillFinish() async throws {
+    let provider = try TestProvider()
+    let storage = InMemoryTokenStorage()
+    let before = try SessionHarness(provider: provider, storage: storage)
+    let url = try await before.xid.authorizationURL()
+    #expect(try storage.keys(withPrefix: "xid.pending.").count == 1)
+    let callback = try await provider.browser.redirect(from: url)
+    // The app was relaunched: a new instance over the same storage receives the redirect.
+    let after = try SessionHarness(provider: provider, storage: storage)
+    let session = try await after.xid.handleRedirect(url: callback)
+    #expect(session.subject == TestUser.alice.subject)
+    #expect(try storage.keys(withPrefix: "xid.pending.").isEmpty)
+    // The pending sign-in is single-use.
+    await expectXidError(.stateMismatch) { try await after.xid.handleRedirect(url: callback) }
+  }
+
+  @Test func aRedirectOfNoPendingSignInIsRefusedAndStoresNothing() async throws {
+    let harness = try SessionHarness()
+    let url = try await harness.xid.authorizationURL()
+    let callback = try await harness.provider.browser.redirect(from: url)
+    var components = URLComponents(url: callback, resolvingAgainstBaseURL: false)!
+    components.queryItems = components.queryItems?.map {
+      $0.name == "state" ? URLQueryItem(name: "state", value: "forged") : $0
+    }
+    await expectXidError(.stateMismatch) { try await harness.xid.handleRedirect(url: components.url!) }
+    #expect(try harness.storedRecord() == nil)
+  }
+
+  @Test func aDeniedSignInIsATypedErrorAndClearsThePendingSignIn() async throws {
+    let harness = try SessionHarness()
+    await harness.provider.setUserBehavior(.deny)
+    let error = await expectXidError(.authorizationFailed) { try await harness.xid.signIn() }
+    #expect(error?.oauthError == "access_denied")
+    #expect(try harness.storage.keys(withPrefix: "xid.pending.").isEmpty)
+    #expect(try await harness.xid.getSession() == nil)
+  }
+
+  @Test func aRejectedTokenIsRefreshedAndTheRequestRetriedOnce() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    let challenge: HTTPHeaders = ["WWW-Authenticate": #"Bearer error="invalid_token""#]
+    await harness.provider.injectFault(.respond(status: 401, headers: challenge), at: .resource, times: 1)
+    let response = try await harness.xid.send(HTTPRequest(url: harness.provider.url(for: .resource)))
+    #expect(response.status == 200)
+    #expect(await harness.provider.counters.refreshes == 1)
+  }
+
+  @Test func aSecond401IsReturnedNotRetriedAgain() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    let challenge: HTTPHeaders = ["WWW-Authenticate": #"Bearer error="invalid_token""#]
+    await harness.provider.injectFault(.respond(status: 401, headers: challenge), at: .resource, times: 5)
+    await harness.provider.resetCounters()
+    let response = try await harness.xid.send(HTTPRequest(url: harness.provider.url(for: .resource)))
+    #expect(response.status == 401)
+    #expect(await harness.provider.counters.refreshes == 1)
+  }
+
+  @Test func insufficientScopeIsNotRetried() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    let challenge: HTTPHeaders = ["WWW-Authenticate": #"Bearer error="insufficient_scope""#]
+    await harness.provider.injectFault(.respond(status: 401, headers: challenge), at: .resource, times: 1)
+    let response = try await harness.xid.send(HTTPRequest(url: harness.provider.url(for: .resource)))
+    #expect(response.status == 401)
+    #expect(await harness.provider.counters.refreshes == 0)
+  }
+
+  @Test func authorizedRequestsRefuseInsecureURLs() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    await expectXidError(.insecureURL) {
+      try await harness.xid.send(HTTPRequest(url: URL(string: "http://api.example.com/data")!))
+    }
+  }
+
+  @Test func aReplayedRefreshTokenEndsTheSessionWithSessionExpired() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    let stale = try #require(try harness.storage.keys(withPrefix: "xid.tokens.").first)
+    let staleRecord = try #require(try harness.storage.load(key: stale))
+    harness.provider.clock.advance(by: 301)
+    _ = try await harness.xid.getAccessToken()
+    // A stale copy of the record (say, restored from a backup) replays the rotated refresh token.
+    try harness.storage.save(key: stale, value: staleRecord)
+    let other = try SessionHarness(provider: harness.provider, storage: harness.storage)
+    let error = await expectXidError(.sessionExpired) { try await other.xid.getAccessToken(forceRefresh: true) }
+    #expect(error?.reason.contains("sign the user in again") == true)
+    #expect(try harness.storedRecord() == nil)
+  }
+
+  @Test func aNetworkFailureDuringRefreshKeepsTheSession() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    harness.provider.clock.advance(by: 301)
+    await harness.provider.injectFault(.failConnection, at: .token, times: 1)
+    await expectXidError(.networkFailure) { try await harness.xid.getAccessToken() }
+    #expect(try await harness.xid.getSession() != nil)
+    _ = try await harness.xid.getAccessToken()
+    #expect(await harness.provider.counters.refreshes == 1)
+  }
+
+  @Test func aServerErrorDuringRefreshKeepsTheSession() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    harness.provider.clock.advance(by: 301)
+    await harness.provider.injectFault(.oauthError("temporarily_unavailable", status: 503), at: .token, times: 1)
+    await expectXidError(.tokenRequestFailed) { try await harness.xid.getAccessToken() }
+    #expect(try await harness.xid.getSession() != nil)
+  }
+
+  @Test func aResponseLostAfterTheProviderRotatedEndsCleanlyWithSessionExpired() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    let before = try #require(try harness.storedRecord())
+    harness.provider.clock.advance(by: 301)
+    await harness.provider.injectFault(.dropResponse, at: .token, times: 1)
+    await expectXidError(.networkFailure) { try await harness.xid.getAccessToken() }
+    // The record is untouched: the old refresh token, whole.
+    #expect(try harness.storedRecord() == before)
+    // The provider rotated and sees the old token again: reuse detection revokes the grant.
+    await expectXidError(.sessionExpired) { try await harness.xid.getAccessToken() }
+    #expect(try harness.storedRecord() == nil)
+  }
+
+  @Test func aRefreshedIDTokenOfAnotherUserIsRefused() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    try await harness.provider.misbehave(.otherSubjectOnRefresh, .once)
+    await expectXidError(.invalidIDToken) { try await harness.xid.getAccessToken(forceRefresh: true) }
+    #expect(try await harness.xid.getSession()?.subject == TestUser.alice.subject)
+  }
+
+  @Test func theDeviceGrantSignsIn() async throws {
+    let harness = try SessionHarness()
+    let provider = harness.provider
+    let session = try await harness.xid.signInWithDeviceCode { authorization in
+      await provider.completeDeviceAuthorization(userCode: authorization.userCode)
+    }
+    #expect(session.subject == TestUser.alice.subject)
+    #expect(try await harness.xid.getAccessToken().isEmpty == false)
+  }
+
+  @Test func signOutCallsEndSessionWhenAsked() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    try await harness.xid.signOut(callEndSession: true)
+    let calls = await harness.provider.endSessionCalls
+    #expect(calls.count == 1)
+    #expect(calls.first?.hintedSubject == TestUser.alice.subject)
+    #expect(try harness.storedRecord() == nil)
+  }
+
+  @Test func signOutNeverWaitsForTheNetworkToForgetTheUser() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    await harness.provider.injectFault(.failConnection, at: .revocation, times: 1)
+    await harness.provider.injectFault(.failConnection, at: .discovery, times: 5)
+    try await harness.xid.signOut()
+    #expect(try harness.storedRecord() == nil)
+    #expect(try await harness.xid.getSession() == nil)
+  }
+
+  @Test func aCorruptRecordMeansSignedOutAndIsRemoved() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    let key = try #require(try harness.storage.keys(withPrefix: "xid.tokens.").first)
+    try harness.storage.save(key: key, value: "{\"format\":1,\"version\":")
+    let fresh = try SessionHarness(provider: harness.provider, storage: harness.storage)
+    #expect(try await fresh.xid.getSession() == nil)
+    #expect(try harness.storage.load(key: key) == nil)
+    #expect(fresh.logger.messages.contains { $0.contains("removed an unreadable token record") })
+  }
+}
