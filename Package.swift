@@ -32,7 +32,9 @@ let package = Package(
       path: "Benchmarks/XidBenchmarks"
     ),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE"]),
-    .testTarget(name: "XidSessionTests", dependencies: ["Xid", "XidTesting"]),
+    // A process of the multi-process refresh test, spawned by XidSessionTests.
+    .executableTarget(name: "XidRefreshWorker", dependencies: ["Xid"], path: "Tests/XidRefreshWorker"),
+    .testTarget(name: "XidSessionTests", dependencies: ["Xid", "XidTesting", "XidRefreshWorker"]),
     .testTarget(name: "XidTestingTests", dependencies: ["XidTesting"]),
     .testTarget(name: "XidTests", dependencies: ["Xid"]),
     .testTarget(name: "XidProtocolTests", dependencies: ["Xid"]),

@@ -43,7 +43,8 @@ actor AccountSession {
   ) {
     self.key = key
     self.storage = storage
-    self.lock = lockDirectory.map { FileLock(directory: $0, name: key + ".lock") }
+    // A dot file, so that storage listings never take it for a key.
+    self.lock = lockDirectory.map { FileLock(directory: $0, name: "." + key + ".lock") }
     self.lockTimeout = lockTimeout
     self.expiryLeeway = expiryLeeway
     self.logger = logger

@@ -107,7 +107,8 @@ public struct FileTokenStorage: TokenStorageAdapter {
 
   private func path(for key: String) -> String { directory.appendingPathComponent(fileName(for: key)).path }
 
-  /// Keys become file names: letters, digits, `-` and `_` stay, every other byte becomes `%XX`.
+  /// Keys become file names: letters, digits, `-`, `_` and (but first) `.` stay, every other byte
+  /// becomes `%XX`, so no key names a dot file, a path or a parent directory.
   private func fileName(for key: String) -> String {
     var name = ""
     for byte in key.utf8 {
@@ -115,6 +116,8 @@ public struct FileTokenStorage: TokenStorageAdapter {
       case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
         UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
         name.unicodeScalars.append(Unicode.Scalar(byte))
+      case UInt8(ascii: ".") where !name.isEmpty:
+        name.unicodeScalars.append(".")
       default:
         name += String(format: "%%%02X", byte)
       }

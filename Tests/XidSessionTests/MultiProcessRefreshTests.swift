@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import Xid
+import XidTesting
+
+/// Eight processes, each with 200 concurrent tasks, share one account's FileTokenStorage and refresh
+/// against the test provider over loopback, with rotating refresh tokens and short-lived access
+/// tokens: exactly one refresh per expiry, no sign-out, and every caller gets a valid token.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct MultiProcessRefreshTests {
+  static let processes = 8
+  static let tasksPerProcess = 200
+
+  /// The worker executable, built next to the test bundle.
+  static var workerURL: URL {
+    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    while directory.path != "/" {
+      let candidate = directory.appendingPathComponent("XidRefreshWorker")
+      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      directory.deleteLastPathComponent()
+    }
+    return URL(fileURLWithPath: "XidRefreshWorker")
+  }
+
+  struct RoundReport {
+    var distinctTokens = 0
+    var errors: [String] = []
+    var resourceStatuses: [Int64] = []
+  }
+
+  /// Runs the workers for `rounds` expiry rounds; `beforeRound` may change the provider.
+  static func run(
+    provider: TestProvider, rounds: Int, beforeRound: @Sendable (Int) async -> Void = { _ in }
+  ) async throws -> (reports: [[RoundReport]], refreshes: [Int], stateDirectory: URL) {
+    let root = temporaryDirectory()
+    let state = root.appendingPathComponent("state"), control = root.appendingPathComponent("control")
+    try FileManager.default.createDirectory(at: control, withIntermediateDirectories: true)
+    let storage = try FileTokenStorage(directory: state)
+    let redirect = TestClient.example.redirectURIs[0]
+    let signIn = try Xid(
+      configuration: XidConfiguration(
+        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirect,
+        transport: provider.transport, logger: DiscardingLogger(), userAgent: provider.userAgent),
+      storage: storage)
+    provider.clock.set(to: Date())
+    try await signIn.signIn()
+
+    var workers: [Process] = []
+    defer { for worker in workers where worker.isRunning { worker.terminate() } }
+    for index in 0..<processes {
+      let process = Process()
+      process.executableURL = workerURL
+      process.arguments = [
+        provider.issuer.absoluteString, TestClient.example.id, redirect.absoluteString, state.path, control.path,
+        String(index), String(tasksPerProcess), String(rounds),
+      ]
+      try process.run()
+      workers.append(process)
+    }
+    try await waitForFiles(in: control, prefix: "ready-", count: processes)
+
+    var reports: [[RoundReport]] = []
+    var refreshes: [Int] = []
+    for round in 1...rounds {
+      // Wait for the access token to expire (lifetime 2 s, leeway 1 s), in the provider's time too.
+      try await Task.sleep(for: .milliseconds(1_100))
+      provider.clock.set(to: Date())
+      await beforeRound(round)
+      let before = await provider.counters.refreshes
+      try Data().write(to: control.appendingPathComponent("go-\(round)"))
+      try await waitForFiles(in: control, prefix: "done-\(round)-", count: processes)
+      refreshes.append(await provider.counters.refreshes - before)
+      reports.append(
+        try (0..<processes).map { index in
+          let json = try JSONValue(
+            parsing: Array(try Data(contentsOf: control.appendingPathComponent("done-\(round)-\(index)"))))
+          return RoundReport(
+            distinctTokens: Int(json["distinctTokens"]?.int64Value ?? -1),
+            errors: json["errors"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            resourceStatuses: json["resourceStatuses"]?.arrayValue?.compactMap(\.int64Value) ?? [])
+        })
+    }
+    for worker in workers { worker.waitUntilExit() }
+    for worker in workers { #expect(worker.terminationStatus == 0) }
+    return (reports, refreshes, state)
+  }
+
+  static func waitForFiles(in directory: URL, prefix: String, count: Int) async throws {
+    let deadline = ContinuousClock.now + .seconds(90)
+    while (try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(prefix) }.count)
+      < count
+    {
+      guard ContinuousClock.now < deadline else {
+        Issue.record("workers did not report \(prefix) in time")
+        throw CancellationError()
+      }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+  }
+
+  static func shortLivedProvider(rotating: Bool = true) async throws -> TestProvider {
+    var configuration = TestProvider.Configuration()
+    configuration.accessTokenLifetime = 2
+    configuration.rotatesRefreshTokens = rotating
+    return try await TestProvider.startLoopback(configuration: configuration)
+  }
+
+  @Test func eightProcessesRefreshExactlyOncePerExpiryAndNeverSignOut() async throws {
+    let provider = try await Self.shortLivedProvider()
+    defer { Task { await provider.stopLoopback() } }
+    let (reports, refreshes, _) = try await Self.run(provider: provider, rounds: 3)
+    #expect(refreshes == [1, 1, 1])
+    for round in reports {
+      for report in round {
+        #expect(report.errors.isEmpty, "errors: \(report.errors.prefix(3))")
+        #expect(report.distinctTokens == 1)
+        #expect(report.resourceStatuses == [200])
+      }
+    }
+  }
+
+  @Test func aLostRefreshResponseKeepsTheSessionWhereTheProviderAllowsIt() async throws {
+    let provider = try await Self.shortLivedProvider(rotating: false)
+    defer { Task { await provider.stopLoopback() } }
+    let (reports, _, state) = try await Self.run(provider: provider, rounds: 3) { round in
+      if round == 2 { await provider.injectFault(.dropResponse, at: .token, times: 1) }
+    }
+    // The lost response costs the tasks of the process that sent it a network error, nothing more.
+    let errors = reports.flatMap { $0.flatMap(\.errors) }
+    #expect(Set(errors).isSubset(of: ["networkFailure"]))
+    #expect(reports[2].allSatisfy { $0.errors.isEmpty && $0.resourceStatuses == [200] })
+    #expect(try FileTokenStorage(directory: state).keys(withPrefix: "xid.tokens.").count == 1)
+  }
+
+  @Test func aLostRotatedRefreshEndsWithSessionExpiredNeverACorruptRecord() async throws {
+    let provider = try await Self.shortLivedProvider(rotating: true)
+    defer { Task { await provider.stopLoopback() } }
+    let (reports, _, state) = try await Self.run(provider: provider, rounds: 2) { round in
+      if round == 2 { await provider.injectFault(.dropResponse, at: .token, times: 1) }
+    }
+    #expect(reports[0].allSatisfy { $0.errors.isEmpty })
+    let errors = Set(reports[1].flatMap(\.errors))
+    #expect(errors.contains("sessionExpired"))
+    #expect(errors.isSubset(of: ["networkFailure", "sessionExpired", "signInRequired"]))
+    // The record is gone, not half-written.
+    #expect(try FileTokenStorage(directory: state).keys(withPrefix: "xid.tokens.").isEmpty)
+  }
+}
