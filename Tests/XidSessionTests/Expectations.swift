@@ -10,6 +10,7 @@ func expectXidError<R>(
     _ = try body()
     Issue.record("expected XidError(\(code)), but nothing was thrown", sourceLocation: sourceLocation)
   } catch let error as XidError {
+    LeakRegistry.current?.record(error)
     #expect(error.code == code, "expected \(code), got \(error)", sourceLocation: sourceLocation)
     return error
   } catch {
@@ -27,6 +28,7 @@ func expectXidError<R>(
     _ = try await body()
     Issue.record("expected XidError(\(code)), but nothing was thrown", sourceLocation: sourceLocation)
   } catch let error as XidError {
+    LeakRegistry.current?.record(error)
     #expect(error.code == code, "expected \(code), got \(error)", sourceLocation: sourceLocation)
     return error
   } catch {

@@ -3,6 +3,7 @@ import Testing
 import Xid
 import XidTesting
 
+@Suite(.noSecretLeaks)
 struct XidFacadeTests {
   @Test func aWholeSessionSignsInRefreshesCallsAnAPIAndSignsOut() async throws {
     let harness = try SessionHarness()

@@ -20,6 +20,7 @@ extension TestProvider {
     guard let verifier = parameters["code_verifier"] else {
       throw OAuthFailure.invalidRequest("the code_verifier parameter is missing (PKCE is required)")
     }
+    store.receivedVerifiers.insert(verifier)
     let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     guard (43...128).contains(verifier.utf8.count), verifier.unicodeScalars.allSatisfy(unreserved.contains) else {
       throw OAuthFailure.invalidRequest("the code_verifier must be 43 to 128 unreserved characters (RFC 7636 §4.1)")

@@ -40,10 +40,11 @@ extension TestProvider {
       body["refresh_token"] = .string(refreshToken)
     }
     if scopes.contains("openid") && (!refreshing || configuration.issuesIDTokenOnRefresh) {
-      body["id_token"] = .string(
-        try mintIDToken(
-          for: grant.authorization, accessToken: accessToken, code: code, refreshing: refreshing, scopes: scopes,
-          now: now))
+      let idToken = try mintIDToken(
+        for: grant.authorization, accessToken: accessToken, code: code, refreshing: refreshing, scopes: scopes,
+        now: now)
+      store.issuedIDTokens.append(idToken)
+      body["id_token"] = .string(idToken)
     }
     return .object(body)
   }

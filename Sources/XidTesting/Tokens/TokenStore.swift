@@ -8,6 +8,10 @@ struct TokenStore {
   var refreshTokens: [String: RefreshTokenRecord] = [:]
   var deviceCodes: [String: DeviceAuthorizationRecord] = [:]
   var pushedRequests: [String: PushedRequest] = [:]
+  /// Every ID token issued, for ``TestProvider/issuedSecrets``.
+  var issuedIDTokens: [String] = []
+  /// Every PKCE verifier received, for ``TestProvider/issuedSecrets``.
+  var receivedVerifiers: Set<String> = []
   private var lastGrantID = 0
 
   /// Starts a refresh-token family for `authorization`.
