@@ -38,6 +38,8 @@ let package = Package(
     .testTarget(name: "XidTestingTests", dependencies: ["XidTesting"]),
     .testTarget(name: "XidTests", dependencies: ["Xid"]),
     .testTarget(name: "XidProtocolTests", dependencies: ["Xid"]),
+    // The OpenID Foundation's RP conformance cases: the real client against the hostile test provider.
+    .testTarget(name: "XidConformanceTests", dependencies: ["Xid", "XidTesting"]),
   ],
   swiftLanguageModes: [.v6]
 )
