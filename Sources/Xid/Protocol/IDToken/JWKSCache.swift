@@ -5,9 +5,12 @@ import Foundation
 ///
 /// A token is verified with the key its `kid` names; without a `kid`, with the one key that fits its
 /// algorithm, or each fitting key in turn. When no key fits (an unknown `kid`: the provider has
-/// rotated), or a token without `kid` verifies with none of the keys, the set is fetched once more,
-/// at most once per ``minimumRefetchInterval``, and the token tried again; then verification fails
-/// with ``XidError/Code/unknownSigningKey``. The set is also fetched again when older than
+/// rotated), or a token without `kid` verifies with none of the keys, the set is fetched once more
+/// and the token tried again, then verification fails
+/// with ``XidError/Code/unknownSigningKey``. Such refetches happen at most once per
+/// ``minimumRefetchInterval``, so tokens naming made-up keys cannot make Xid hammer the provider; the
+/// first one is always allowed, even right after the set was loaded, so a rotation just before a
+/// sign-in never fails it. The set is also fetched again when older than
 /// ``maximumAge``, so that keys the provider withdrew stop being trusted.
 public actor JWKSCache {
   /// The JWK Set URL.
@@ -19,7 +22,8 @@ public actor JWKSCache {
   private let http: ProtocolHTTP
   private let clock: any XidClock
   private var current: (keys: JWKSet, fetchedAt: Date)?
-  private var lastFetchStarted: Date?
+  /// When a token last made the set be fetched again.
+  private var lastRefetch: Date?
   private var inFlight: Task<JWKSet, any Error>?
   /// How many times the set has been fetched (including failed attempts), for diagnostics.
   public private(set) var fetchCount = 0
@@ -69,9 +73,10 @@ public actor JWKSCache {
     let first = try await keySet()
     let firstResult = try Self.attempt(jws, algorithm: algorithm, in: first)
     if case .verified(let key) = firstResult { return key }
-    if let lastFetchStarted, clock.now.timeIntervalSince(lastFetchStarted) < minimumRefetchInterval {
+    if let lastRefetch, clock.now.timeIntervalSince(lastRefetch) < minimumRefetchInterval {
       throw firstResult.error(algorithm: algorithm, keyID: jws.header.keyID, refetched: false)
     }
+    lastRefetch = clock.now
     let second = try await fetch()
     let secondResult = try Self.attempt(jws, algorithm: algorithm, in: second)
     if case .verified(let key) = secondResult { return key }
@@ -90,7 +95,7 @@ public actor JWKSCache {
       let when =
         refetched
         ? "even after fetching the provider's key set again"
-        : "and the key set was fetched less than a minute ago, so it is not fetched again yet"
+        : "and the key set was fetched again for another token less than a minute ago, so not again yet"
       switch self {
       case .verified: return XidError(.unknownSigningKey, "unreachable")
       case .noFittingKey:
@@ -133,7 +138,6 @@ public actor JWKSCache {
   /// Fetches the set, sharing a fetch already under way.
   private func fetch() async throws -> JWKSet {
     if let inFlight { return try await inFlight.value }
-    lastFetchStarted = clock.now
     fetchCount += 1
     let task = Task { [http, url] in try await Self.download(url: url, http: http) }
     inFlight = task
