@@ -50,7 +50,7 @@ enum HelpText {
       1  failure
       2  usage error (a wrong command, option or value)
       3  sign-in required (not signed in, or the session expired: run 'xid login')
-      4  network failure (the provider could not be reached or failed; you are still signed in)
+      4  network failure (the provider could not be reached, or failed; a stored session is kept)
     """
 
   private static func options(_ title: String, _ options: [OptionSpec]) -> String {
