@@ -7,6 +7,8 @@ let package = Package(
   products: [
     .library(name: "Xid", targets: ["Xid"]),
     .library(name: "XidTesting", targets: ["XidTesting"]),
+    // The command-line tool: `swift run xid demo`.
+    .executable(name: "xid", targets: ["XidTool"]),
   ],
   targets: [
     // Layer 0: the platform's crypto. On Linux, OpenSSL 3 libcrypto; Apple platforms use
@@ -26,6 +28,11 @@ let package = Package(
     .target(name: "Xid", dependencies: ["XidJOSE"]),
     // An OpenID provider in the test process, for Xid's tests and app developers' own.
     .target(name: "XidTesting", dependencies: ["Xid"]),
+    // The `xid` command-line tool: its arguments, commands and output (XidTesting runs `xid demo`'s
+    // provider), and the executable, named XidTool because macOS folders ignore case (Sources/xid
+    // would be Sources/Xid).
+    .target(name: "XidCLI", dependencies: ["Xid", "XidTesting"]),
+    .executableTarget(name: "XidTool", dependencies: ["XidCLI"]),
     .executableTarget(
       name: "XidBenchmarks",
       dependencies: ["XidJOSE"],
@@ -40,6 +47,8 @@ let package = Package(
     .testTarget(name: "XidProtocolTests", dependencies: ["Xid"]),
     // The OpenID Foundation's RP conformance cases: the real client against the hostile test provider.
     .testTarget(name: "XidConformanceTests", dependencies: ["Xid", "XidTesting"]),
+    // Depends on XidTool so that SwiftPM builds the `xid` binary the tests run.
+    .testTarget(name: "XidCLITests", dependencies: ["XidCLI", "XidTesting", "XidTool"]),
   ],
   swiftLanguageModes: [.v6]
 )

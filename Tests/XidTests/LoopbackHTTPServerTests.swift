@@ -262,6 +262,27 @@ struct LoopbackHTTPServerTests {
     #expect(clock.now - start < .seconds(15))
   }
 
+  @Test func stopAfterAnsweringStillSendsTheResponseInProgressAndClosesIdleConnections() async throws {
+    let handlerStarted = Recorder<Bool>()
+    let server = try LoopbackHTTPServer { _ in
+      await handlerStarted.record(true)
+      try? await Task.sleep(for: .milliseconds(200))
+      return HTTPResponse(status: 200, body: Data("signed in".utf8))
+    }
+    let port = server.port
+    // A connection that never sends a request, as browsers open ahead of need.
+    async let idle = onOwnThread { try RawConnection(port: port, timeout: .seconds(20)).receiveAll() }
+    async let reply = rawExchange(port: port, rawRequest(port: port))
+    while await handlerStarted.values.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+    server.stopAfterAnswering()
+    #expect(try await reply.status == 200)
+    #expect(try await reply.body == "signed in")
+    // Closed without an answer (or reset, if it was still waiting in the listen backlog).
+    #expect((try? await idle)?.isEmpty != false)
+    await server.waitUntilStopped()
+    #expect(try await onOwnThread { RawConnection.canConnect(port: port) } == false)
+  }
+
   @Test func droppingTheServerStopsIt() async throws {
     var server: LoopbackHTTPServer? = try LoopbackHTTPServer { _ in HTTPResponse(status: 200) }
     let port = try #require(server?.port)

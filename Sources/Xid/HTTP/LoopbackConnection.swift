@@ -40,6 +40,9 @@ final class LoopbackConnection: @unchecked Sendable {
   /// Sources created and not yet through their cancel handler; the descriptor is closed at zero.
   private var liveSources = 0
   private var handlerTask: Task<Void, Never>?
+  /// Set by ``closeUnlessAnswering()``: the server is stopping, and a handler still running has the
+  /// write timeout to answer.
+  private var draining = false
 
   /// How long, at most, the connection drains a client's unread bytes after the response.
   private static let lingerTime = Duration.seconds(2)
@@ -94,6 +97,21 @@ final class LoopbackConnection: @unchecked Sendable {
     buffer = []
     outgoing = []
     if liveSources == 0 { release() }
+  }
+
+  /// Closes the connection now, unless it is answering a request: then the response is written
+  /// first, and the connection closes after it as usual (a handler still running has the write
+  /// timeout to answer). Call on `queue`.
+  func closeUnlessAnswering() {
+    switch state {
+    case .handling:
+      draining = true
+      timer?.schedule(deadline: .now() + limits.writeTimeout.dispatchInterval)
+    case .writing, .lingering:
+      break
+    case .readingHead, .readingBody, .closed:
+      close()
+    }
   }
 
   // MARK: Reading
@@ -201,7 +219,7 @@ final class LoopbackConnection: @unchecked Sendable {
       let seconds = limits.readTimeout.timeInterval
       reject(HTTPRequestRejection(status: 408, reason: "the request did not arrive within \(seconds) s"))
     case .handling:
-      break
+      if draining { close() }
     case .writing, .lingering, .closed:
       close()
     }

@@ -94,6 +94,11 @@ package final class LoopbackHTTPServer: Sendable {
   /// To reuse the port at once, `await` ``waitUntilStopped()`` after this.
   package func stop() { core.stop() }
 
+  /// Stops the server like ``stop()``, except that responses being prepared or written are still
+  /// sent (a handler still running has ``Limits/writeTimeout`` to answer): a redirect listener that
+  /// stops as soon as its handler accepted the redirect still shows the browser its page.
+  package func stopAfterAnswering() { core.stopAfterAnswering() }
+
   /// Returns once ``stop()`` has closed the listener and every connection, so the port is free.
   ///
   /// Waits until someone calls ``stop()``.

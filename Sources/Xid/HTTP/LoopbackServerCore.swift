@@ -50,6 +50,16 @@ final class LoopbackServerCore: @unchecked Sendable {
     queue.async { self.closeEverything() }
   }
 
+  /// Closes the listener and every connection that is not answering a request soon after; those
+  /// that are close once their response is written. Idempotent; callable from any thread; never
+  /// blocks.
+  func stopAfterAnswering() {
+    queue.async {
+      self.closeListener()
+      for connection in self.connections.values { connection.closeUnlessAnswering() }
+    }
+  }
+
   /// Returns once the listener and every connection are closed, which happens only after ``stop()``.
   func waitUntilStopped() async {
     await withCheckedContinuation { continuation in
@@ -113,6 +123,12 @@ final class LoopbackServerCore: @unchecked Sendable {
 
   /// Cancels the listener's source and closes every connection. Idempotent.
   private func closeEverything() {
+    closeListener()
+    for connection in connections.values { connection.close() }
+  }
+
+  /// Cancels the listener's source, which closes the listening socket. Idempotent.
+  private func closeListener() {
     if let listenSource {
       listenSource.cancel()
       if listenerPaused {
@@ -121,7 +137,6 @@ final class LoopbackServerCore: @unchecked Sendable {
       }
       self.listenSource = nil
     }
-    for connection in connections.values { connection.close() }
   }
 
   private func resumeWaitersIfStopped() {

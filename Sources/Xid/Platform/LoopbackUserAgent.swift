@@ -99,7 +99,8 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
   }
 
   func finish() async {
-    server.stop()
+    // The redirect's handler may still be answering: the browser gets its page before the close.
+    server.stopAfterAnswering()
     await inbox.cancel()
   }
 }

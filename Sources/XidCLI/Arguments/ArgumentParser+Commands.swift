@@ -1,0 +1,99 @@
+import Foundation
+
+// The second half of parsing: each command's options, checked and typed.
+extension ArgumentParser {
+  static func command(_ spec: CommandSpec, _ raw: RawArguments) throws -> Command {
+    let expected = spec.positionals.count
+    guard raw.positionals.count == expected else {
+      let extra = raw.positionals.dropFirst(expected).first.map { "unexpected argument \"\($0.prefix(80))\"" }
+      let missing = "missing \(spec.positionals.dropFirst(raw.positionals.count).joined(separator: " "))"
+      throw UsageError(raw.positionals.count > expected ? extra! : missing, command: spec.name)
+    }
+    switch spec.name {
+    case "demo": return .demo(serve: raw.flag("serve"))
+    case "login": return .login(try login(raw))
+    case "status": return .status
+    case "token": return .token(forceRefresh: raw.flag("force-refresh"))
+    case "whoami": return .whoami(json: raw.flag("json"))
+    case "request": return .request(try request(raw))
+    case "logout": return .logout(endSession: raw.flag("end-session"), browser: try browser(raw, command: "logout"))
+    default: preconditionFailure("the catalog has a command the parser does not know: \(spec.name)")
+    }
+  }
+
+  private static func login(_ raw: RawArguments) throws -> LoginOptions {
+    var options = LoginOptions(device: raw.flag("device"), browser: try browser(raw, command: "login"))
+    if let issuer = raw.value("issuer") { options.issuer = try issuerURL(issuer, command: "login") }
+    if let clientID = raw.value("client-id") {
+      guard !clientID.isEmpty else { throw UsageError("--client-id is empty", command: "login") }
+      options.clientID = clientID
+    }
+    if let scopes = raw.options["scope"] {
+      let split = scopes.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) }
+      guard !split.isEmpty else { throw UsageError("--scope names no scope", command: "login") }
+      options.scopes = split
+    }
+    if let port = raw.value("redirect-port") {
+      guard let number = UInt16(port) else {
+        throw UsageError(
+          "--redirect-port must be a port number from 0 to 65535, not \"\(port.prefix(20))\"", command: "login")
+      }
+      options.redirectPort = number
+    }
+    if let timeout = raw.value("timeout") {
+      guard let seconds = Int(timeout), seconds > 0, seconds <= 86_400 else {
+        throw UsageError("--timeout must be a number of seconds from 1 to 86400", command: "login")
+      }
+      options.timeout = seconds
+    }
+    if options.device && (options.browser != nil || options.redirectPort != nil) {
+      throw UsageError(
+        "--device signs in without a browser or redirect: drop --browser and --redirect-port", command: "login")
+    }
+    return options
+  }
+
+  /// An issuer or request URL: absolute, `http` or `https`, with a host.
+  static func issuerURL(_ text: String, command: String?) throws -> URL {
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+      url.host?.isEmpty == false
+    else {
+      throw UsageError("\"\(text.prefix(200))\" is not an http(s) URL", command: command)
+    }
+    return url
+  }
+
+  private static func browser(_ raw: RawArguments, command: String) throws -> String? {
+    guard let browser = raw.value("browser") else { return nil }
+    guard !browser.trimmingCharacters(in: .whitespaces).isEmpty else {
+      throw UsageError("--browser is empty", command: command)
+    }
+    return browser
+  }
+
+  private static func request(_ raw: RawArguments) throws -> RequestOptions {
+    var options = RequestOptions(
+      url: try issuerURL(raw.positionals[0], command: "request"), data: raw.value("data"), include: raw.flag("include"))
+    if let method = raw.value("request") {
+      let token = CharacterSet(
+        charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+      guard !method.isEmpty, method.unicodeScalars.allSatisfy(token.contains) else {
+        throw UsageError(
+          "-X needs an HTTP method such as GET or POST, not \"\(method.prefix(20))\"", command: "request")
+      }
+      options.method = method.uppercased()
+    }
+    for line in raw.options["header"] ?? [] {
+      guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else {
+        throw UsageError("-H needs 'Name: value', not \"\(line.prefix(80))\"", command: "request")
+      }
+      let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+      guard !name.contains(" ") else {
+        throw UsageError("the header name \"\(name.prefix(80))\" contains a space", command: "request")
+      }
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      options.headers.append(RequestOptions.Header(name: name, value: value))
+    }
+    return options
+  }
+}

@@ -1,0 +1,100 @@
+/// The commands of `xid` and the global options, as help shows them.
+public enum CommandCatalog {
+  /// Options every command accepts, before or after the command's name.
+  public static let globalOptions: [OptionSpec] = [
+    OptionSpec(
+      "profile", value: "NAME", "The profile to use (or $XID_PROFILE; \"default\"): one provider, client and account"),
+    OptionSpec("verbose", short: "v", "Show Xid's log messages on standard error (they never contain a token)"),
+    OptionSpec("help", short: "h", "Show help"),
+  ]
+
+  /// Every command, in the order help lists them.
+  public static let commands: [CommandSpec] = [demo, login, status, token, whoami, request, logout]
+
+  /// The command named `name`.
+  public static func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
+
+  static let demo = CommandSpec(
+    name: "demo", summary: "Walk through a whole session with a test provider on this machine",
+    options: [
+      OptionSpec("serve", "Instead, keep the test provider running for other xid commands to use, until Ctrl-C")
+    ],
+    discussion: """
+      Starts Xid's test provider on 127.0.0.1 inside this process and shows, step by step, a sign-in
+      through the loopback redirect, the ID token's claims, a refresh, an authorized call to the
+      provider's protected resource, UserInfo and sign-out. Needs no network and no account; tokens
+      live in a temporary directory that is deleted at the end, and none is ever printed.
+
+      With --serve, the test provider stays up on 127.0.0.1 and prints how to sign in to it with
+      `xid login`, in a real browser or with --device; its user, alice, approves every request.
+      """)
+
+  static let login = CommandSpec(
+    name: "login", summary: "Sign in, and remember the provider in a profile",
+    options: [
+      OptionSpec("issuer", value: "URL", "The provider's issuer (or $XID_ISSUER)"),
+      OptionSpec("client-id", value: "ID", "The client identifier registered at the provider (or $XID_CLIENT_ID)"),
+      OptionSpec(
+        "scope", value: "SCOPES", repeatable: true,
+        "Scopes to request, separated by spaces or given several times (default: openid profile email)"),
+      OptionSpec(
+        "redirect-port", value: "PORT",
+        "The port of the redirect URI http://127.0.0.1:PORT/callback (default 0: any free port)"),
+      OptionSpec("device", "Sign in with a code shown here, on another device (the device authorization grant)"),
+      OptionSpec(
+        "browser", value: "CMD",
+        "Run CMD with the sign-in URL as its last argument instead of the browser (or $BROWSER)"),
+      OptionSpec("timeout", value: "SECONDS", "How long to wait for the browser sign-in (default 300)"),
+    ],
+    discussion: """
+      Opens the provider's sign-in page in the browser and receives the redirect on 127.0.0.1
+      (RFC 8252); with --device, shows a code to enter on another device instead. The issuer, client,
+      scopes and redirect port are saved in the profile, so later commands, and the next login, need
+      no flags.
+      """)
+
+  static let status = CommandSpec(
+    name: "status", summary: "Show whether you are signed in, as whom, with which scopes, until when",
+    discussion: "Reads the stored session only; never the network, never a token. Exits 3 when signed out.")
+
+  static let token = CommandSpec(
+    name: "token", summary: "Print a valid access token, refreshed when needed, for $(xid token)",
+    options: [OptionSpec("force-refresh", "Refresh the access token even if it is still valid")],
+    discussion: """
+      The only command that prints a token: the access token alone, on standard output. For example:
+        curl -H "Authorization: Bearer $(xid token)" https://api.example.com/me
+      """)
+
+  static let whoami = CommandSpec(
+    name: "whoami", summary: "Show the ID token's claims and the provider's UserInfo",
+    options: [OptionSpec("json", "Print one JSON object: {\"id_token_claims\": …, \"userinfo\": …}")],
+    discussion: "Calls the provider's UserInfo endpoint with the access token (refreshed when needed).")
+
+  static let request = CommandSpec(
+    name: "request", summary: "Send an authorized HTTP request and print the response body, like curl",
+    positionals: ["URL"],
+    options: [
+      OptionSpec("request", short: "X", value: "METHOD", "The method (default GET, or POST with --data)"),
+      OptionSpec("header", short: "H", value: "'NAME: VALUE'", repeatable: true, "Add a header; may be repeated"),
+      OptionSpec(
+        "data", short: "d", value: "DATA",
+        "Send DATA as the body (@FILE reads a file, @- standard input); form-encoded unless -H sets Content-Type"),
+      OptionSpec("include", short: "i", "Print the status line and headers before the body"),
+    ],
+    discussion: """
+      Adds the access token (Authorization: Bearer …), and when the server answers 401 invalid_token,
+      refreshes it and sends the request once more. The URL must be https, or http to 127.0.0.1.
+      Exits 1 when the server answers with a status of 400 or more (the body is still printed).
+      """)
+
+  static let logout = CommandSpec(
+    name: "logout", summary: "Sign out: forget the tokens and revoke the refresh token",
+    options: [
+      OptionSpec("end-session", "Also end the session at the provider, in the browser"),
+      OptionSpec("browser", value: "CMD", "Run CMD with the end-session URL instead of the browser (or $BROWSER)"),
+    ],
+    discussion: """
+      Deletes the local session first, whatever the network does, then revokes the refresh token at the
+      provider. The profile's settings stay, so `xid login` signs in again with no flags.
+      """)
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Xid
+
+/// `xid login`: signs in through the browser and the loopback redirect, or with a device code, then
+/// saves the profile.
+struct LoginCommand {
+  let options: LoginOptions
+  let profile: ProfileName
+  let verbose: Bool
+  let context: CLIContext
+
+  private var console: Console { context.console }
+
+  func run() async throws -> ExitCode {
+    let settings = try resolvedSettings()
+    let session: XidSession
+    if options.device {
+      session = try await signInWithDeviceCode(settings)
+    } else {
+      session = try await signInWithBrowser(settings)
+    }
+    try context.profiles.save(settings, as: profile)
+    let name = session.claims["name"]?.stringValue.map { " (\($0))" } ?? ""
+    console.out("✓ Signed in as \(session.subject)\(name) at \(settings.issuer).")
+    console.out(
+      "  Profile \"\(profile.value)\" saved in \(context.profiles.file(for: profile).path); try 'xid whoami\(profile.flag)'."
+    )
+    return .success
+  }
+
+  /// The profile to sign in with: the options, else the environment, else the saved profile.
+  ///
+  /// - Throws: ``UsageError`` when no issuer or client identifier is known.
+  private func resolvedSettings() throws -> Profile {
+    let saved = try context.profiles.load(profile)
+    let environment = context.environment
+    let issuer =
+      try options.issuer?.absoluteString
+      ?? environment["XID_ISSUER"].flatMap { $0.isEmpty ? nil : $0 }.map {
+        try ArgumentParser.issuerURL($0, command: "login").absoluteString
+      } ?? saved?.issuer
+    let clientID = options.clientID ?? environment["XID_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? saved?.clientID
+    guard let issuer else {
+      throw UsageError("the first login of a profile needs --issuer URL (or $XID_ISSUER)", command: "login")
+    }
+    guard let clientID else {
+      throw UsageError("the first login of a profile needs --client-id ID (or $XID_CLIENT_ID)", command: "login")
+    }
+    return Profile(
+      issuer: issuer, clientID: clientID, scopes: options.scopes ?? saved?.scopes ?? Profile.defaultScopes,
+      redirectPort: options.redirectPort ?? saved?.redirectPort ?? 0)
+  }
+
+  // MARK: - Browser
+
+  private func signInWithBrowser(_ settings: Profile) async throws -> XidSession {
+    let timeout = options.timeout ?? 300
+    let progress = ProgressIndicator(
+      console: console, message: "Waiting for you to sign in in the browser…",
+      deadline: Date().addingTimeInterval(TimeInterval(timeout)))
+    defer { progress.stop() }
+    let command = SystemCommands.browserCommand(options.browser, environment: context.environment)
+    let console = console
+    let environment = context.environment
+    let launcher = BrowserLauncher { url in
+      console.err("Opening the sign-in page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n")
+      let program = String(command.split(separator: " ").first ?? "")
+      if SystemCommands.find(program, environment: environment) == nil {
+        console.err("(No browser command \"\(program)\" found: open the address yourself, or use --browser CMD.)")
+      } else {
+        do {
+          try await SystemCommands.open(url, with: command)
+        } catch let error as XidError {
+          console.err("(\(error.reason): open the address yourself.)")
+        }
+      }
+      progress.start()
+    }
+    let agent = LoopbackUserAgent(browser: launcher, timeout: .seconds(timeout))
+    let xid = try context.xid(for: settings, named: profile, verbose: verbose, userAgent: agent)
+    return try await xid.signIn()
+  }
+
+  // MARK: - Device code
+
+  private func signInWithDeviceCode(_ settings: Profile) async throws -> XidSession {
+    let xid = try context.xid(for: settings, named: profile, verbose: verbose)
+    let shown = LockedBox<ProgressIndicator?>(nil)
+    defer { shown.get()?.stop() }
+    let console = console
+    let environment = context.environment
+    return try await xid.signInWithDeviceCode { authorization in
+      DeviceCodePrompt.show(authorization, console: console, environment: environment)
+      let progress = ProgressIndicator(
+        console: console, message: "Waiting for you to approve the sign-in…", deadline: authorization.expiresAt)
+      shown.update { $0 = progress }
+      progress.start()
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import Xid
+
+/// `xid status`: the stored session, from storage alone; never the network, never a token.
+enum StatusCommand {
+  static func run(profile name: ProfileName, context: CLIContext) async throws -> ExitCode {
+    let console = context.console
+    let profile = try context.resolvedProfile(name)
+    let xid = try context.xid(for: profile, named: name, verbose: false)
+    var rows: [(String, String)] = [
+      ("Profile", name.value), ("Issuer", profile.issuer), ("Client", profile.clientID),
+    ]
+    guard let session = try await xid.getSession() else {
+      rows.append(("Signed in", "no"))
+      print(rows, console)
+      console.err("Sign in with: xid login\(name.flag)")
+      return .signInRequired
+    }
+    let display = session.claims["name"]?.stringValue.map { " (\($0))" } ?? ""
+    rows.append(("Signed in", "yes, as \(session.subject)\(display)"))
+    rows.append(("Scopes", session.scopes.joined(separator: " ")))
+    if let expiry = session.accessTokenExpiresAt {
+      let now = Date()
+      let state = expiry > now ? "expires" : "expired (refreshed on next use)"
+      rows.append(("Access token", "\(state) \(TimeText.timestamp(expiry)), \(TimeText.relative(expiry, now: now))"))
+    } else {
+      rows.append(("Access token", "no expiry given by the provider"))
+    }
+    if let authTime = session.claims.authTime {
+      rows.append(("Signed in at", "\(TimeText.timestamp(authTime)), \(TimeText.relative(authTime))"))
+    }
+    rows.append(("State", context.stateDirectory.path))
+    print(rows, console)
+    return .success
+  }
+
+  private static func print(_ rows: [(String, String)], _ console: Console) {
+    let width = rows.map(\.0.count).max() ?? 0
+    for (label, value) in rows { console.out("\(label.padded(to: width))  \(value)") }
+  }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// The name of a profile, and how to name it again on the command line.
+struct ProfileName: Sendable, Equatable {
+  /// The profile used when neither `--profile` nor `XID_PROFILE` names one.
+  static let `default` = ProfileName("default")
+
+  let value: String
+
+  init(_ value: String) { self.value = value }
+
+  /// ` --profile NAME` to add to a suggested command, or nothing for the default profile.
+  var flag: String { value == Self.default.value ? "" : " --profile \(value)" }
+}
+
+/// What a profile remembers between commands: the provider, the client, the scopes and the redirect
+/// port. Never a token: those are in the token storage.
+struct Profile: Sendable, Equatable, Codable {
+  /// The issuer, exactly as given at login.
+  var issuer: String
+  /// The client identifier.
+  var clientID: String
+  /// The scopes requested at sign-in.
+  var scopes: [String]
+  /// The redirect URI's port; 0 for any free port.
+  var redirectPort: UInt16
+
+  /// The scopes `xid login` asks for when neither `--scope` nor the profile says.
+  static let defaultScopes = ["openid", "profile", "email"]
+
+  enum CodingKeys: String, CodingKey {
+    case issuer
+    case clientID = "client_id"
+    case scopes
+    case redirectPort = "redirect_port"
+  }
+
+  /// The loopback redirect URI: `http://127.0.0.1:PORT/callback`, without a port for port 0, which
+  /// Xid's loopback listener then picks.
+  var redirectURI: URL {
+    URL(string: redirectPort == 0 ? "http://127.0.0.1/callback" : "http://127.0.0.1:\(redirectPort)/callback")!
+  }
+}

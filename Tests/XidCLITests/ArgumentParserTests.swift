@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import XidCLI
+
+struct ArgumentParserTests {
+  private func parse(_ line: String) throws -> Invocation {
+    try ArgumentParser.parse(line.split(separator: " ").map(String.init))
+  }
+
+  /// The usage error `line` produces.
+  private func usageError(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) -> UsageError? {
+    do {
+      let invocation = try ArgumentParser.parse(arguments)
+      Issue.record("parsed as \(invocation)", sourceLocation: sourceLocation)
+    } catch let error as UsageError {
+      return error
+    } catch {
+      Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+  }
+
+  @Test func everyCommandParses() throws {
+    #expect(try parse("demo") == Invocation(.demo(serve: false)))
+    #expect(try parse("demo --serve") == Invocation(.demo(serve: true)))
+    #expect(try parse("status") == Invocation(.status))
+    #expect(try parse("token") == Invocation(.token(forceRefresh: false)))
+    #expect(try parse("token --force-refresh") == Invocation(.token(forceRefresh: true)))
+    #expect(try parse("whoami --json") == Invocation(.whoami(json: true)))
+    #expect(try parse("logout") == Invocation(.logout(endSession: false, browser: nil)))
+    #expect(try parse("logout --end-session --browser open") == Invocation(.logout(endSession: true, browser: "open")))
+  }
+
+  @Test func loginTakesEveryOption() throws {
+    let invocation = try ArgumentParser.parse([
+      "login", "--issuer", "https://op.example.com", "--client-id=cli", "--scope", "openid profile",
+      "--scope", "email,api", "--redirect-port", "8765", "--browser", "firefox --new-window", "--timeout", "60",
+    ])
+    let expected = LoginOptions(
+      issuer: URL(string: "https://op.example.com")!, clientID: "cli", scopes: ["openid", "profile", "email", "api"],
+      redirectPort: 8765, browser: "firefox --new-window", timeout: 60)
+    #expect(invocation == Invocation(.login(expected)))
+    #expect(try parse("login --device") == Invocation(.login(LoginOptions(device: true))))
+  }
+
+  @Test func requestTakesMethodHeadersAndDataLikeCurl() throws {
+    let invocation = try ArgumentParser.parse([
+      "request", "https://api.example.com/items", "-X", "put", "-H", "Accept: application/json", "-HX-Trace:  1 ",
+      "-d", "@-", "-i",
+    ])
+    let expected = RequestOptions(
+      url: URL(string: "https://api.example.com/items")!, method: "PUT",
+      headers: [.init(name: "Accept", value: "application/json"), .init(name: "X-Trace", value: "1")], data: "@-",
+      include: true)
+    #expect(invocation == Invocation(.request(expected)))
+    #expect(expected.effectiveMethod == "PUT")
+    #expect(RequestOptions(url: expected.url, data: "a=1").effectiveMethod == "POST")
+    #expect(RequestOptions(url: expected.url).effectiveMethod == "GET")
+  }
+
+  @Test func globalOptionsGoBeforeOrAfterTheCommand() throws {
+    #expect(try parse("--profile work status") == Invocation(.status, profile: "work"))
+    #expect(try parse("status --profile=work -v") == Invocation(.status, profile: "work", verbose: true))
+  }
+
+  @Test func helpIsAskedForInEveryWay() throws {
+    #expect(try parse("--help") == Invocation(.help(command: nil)))
+    #expect(try parse("-h") == Invocation(.help(command: nil)))
+    #expect(try parse("help") == Invocation(.help(command: nil)))
+    #expect(try parse("help login") == Invocation(.help(command: "login")))
+    #expect(try parse("--help request") == Invocation(.help(command: "request")))
+    for command in CommandCatalog.commands {
+      #expect(try parse("\(command.name) --help") == Invocation(.help(command: command.name)))
+    }
+  }
+
+  @Test func doubleDashEndsTheOptions() throws {
+    let invocation = try ArgumentParser.parse(["request", "--", "https://example.com/-x"])
+    #expect(invocation == Invocation(.request(RequestOptions(url: URL(string: "https://example.com/-x")!))))
+  }
+
+  @Test(arguments: [
+    (["frob"], "unknown command \"frob\""),
+    (["login", "--bogus"], "unknown option --bogus for 'xid login'"),
+    (["status", "-z"], "unknown option -z for 'xid status'"),
+    (["--force-refresh", "token"], "it belongs after the command: xid token --force-refresh"),
+    (["login", "--issuer"], "--issuer needs a value (URL)"),
+    (["login", "--issuer", "ftp://x"], "is not an http(s) URL"),
+    (["login", "--redirect-port", "70000"], "--redirect-port must be a port number"),
+    (["login", "--timeout", "0"], "--timeout must be a number of seconds"),
+    (["login", "--device", "--browser", "open"], "--device signs in without a browser"),
+    (["login", "--client-id", "a", "--client-id", "b"], "--client-id is given more than once"),
+    (["token", "--force-refresh=yes"], "--force-refresh takes no value"),
+    (["token", "extra"], "unexpected argument \"extra\""),
+    (["request"], "missing URL"),
+    (["request", "https://x.example", "-H", "NoColon"], "-H needs 'Name: value'"),
+    (["request", "https://x.example", "-X", "GE T"], "-X needs an HTTP method"),
+    (["status", "--profile", "../etc"], "the profile name \"../etc\" is not allowed"),
+    (["help", "frob"], "no help for \"frob\""),
+    ([], "no command given"),
+  ])
+  func mistakesAreUsageErrorsThatSayWhatIsWrong(arguments: [String], message: String) {
+    let error = usageError(arguments)
+    #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
+    #expect(error?.description.contains("--help' for usage") == true)
+  }
+
+  @Test func helpDescribesEveryOptionAndTheExitCodes() {
+    for command in CommandCatalog.commands {
+      let help = HelpText.command(command)
+      #expect(help.contains("Usage: xid \(command.name)"))
+      for option in command.options { #expect(help.contains("--\(option.name)")) }
+      #expect(help.contains("3  sign-in required"))
+    }
+    #expect(HelpText.overview.contains("XID_STATE_DIR"))
+  }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import Xid
+import XidTesting
+
+/// The built `xid`, run as a user would, against the test provider served over loopback from this
+/// process.
+struct BinaryTests {
+  @Test func theDemoWalksThroughASessionAndPrintsNoToken() async throws {
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let run = try await xid.run(["demo"])
+    #expect(run.exitCode == 0, "\(run)")
+    for section in [
+      "1. The provider", "2. Sign-in", "listener  200", "3. The ID token's claims", "sub        alice", "4. Refresh",
+      "refreshes: 1", "5. An authorized request", "HTTP 200", "hello from the protected resource", "6. UserInfo",
+      "alice@example.com", "7. Sign-out", "getAccessToken() throws signInRequired", "Done in",
+    ] {
+      #expect(run.stdout.contains(section), "missing \"\(section)\" in\n\(run)")
+    }
+    #expect(run.stderr.isEmpty, "\(run)")
+    // The demo's tokens died with its temporary directory; none looks like one in the output either:
+    // no JWT, and no run of 32 or more base64url characters (the provider's tokens have 43).
+    let output = run.stdout + run.stderr
+    #expect(!output.contains("eyJ"))
+    #expect(output.firstMatch(of: /[A-Za-z0-9_\-]{32,}/) == nil, "\(run)")
+  }
+
+  @Test func aWholeSessionThroughTheCommands() async throws {
+    let provider = try await TestProvider.startLoopback()
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let browser = try ScriptedBrowser(in: xid.home)
+    let issuer = provider.issuer.absoluteString
+    var runs: [XidBinary.Run] = []
+    var tokenOutputs: [String] = []
+    var secrets = Set<String>()
+    func run(_ arguments: [String]) async throws -> XidBinary.Run {
+      let result = try await xid.run(arguments)
+      secrets.formUnion(xid.storedTokens())
+      if arguments.first == "token" {
+        // Its standard output is the one place a token may appear.
+        tokenOutputs.append(result.stdout)
+        runs.append(XidBinary.Run(arguments: arguments, exitCode: result.exitCode, stdout: "", stderr: result.stderr))
+      } else {
+        runs.append(result)
+      }
+      return result
+    }
+
+    async let signingIn = xid.run([
+      "login", "--issuer", issuer, "--client-id", "xid-example", "--browser", browser.script.path,
+    ])
+    try await browser.signIn()
+    let login = try await signingIn
+    secrets.formUnion(xid.storedTokens())
+    runs.append(login)
+    #expect(login.exitCode == 0, "\(login)")
+    #expect(login.stdout.contains("Signed in as alice"))
+    #expect(login.stderr.contains("Waiting for you to sign in"))
+    let profileFile = xid.stateDirectory.appendingPathComponent("profiles/default.json")
+    let attributes = try FileManager.default.attributesOfItem(atPath: profileFile.path)
+    #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+    #expect(try String(contentsOf: profileFile, encoding: .utf8).contains(#""issuer" : "\#(issuer)""#))
+
+    let status = try await run(["status"])
+    #expect(status.exitCode == 0, "\(status)")
+    #expect(status.stdout.contains("yes, as alice"))
+    #expect(status.stdout.contains("openid profile email"))
+
+    let token = try await run(["token"])
+    #expect(token.exitCode == 0, "\(token)")
+    let accessToken = token.stdout.trimmingCharacters(in: .newlines)
+    #expect(token.stdout == accessToken + "\n" && !accessToken.isEmpty && token.stderr.isEmpty)
+    let direct = try await URLSessionTransport().send(
+      HTTPRequest(url: provider.url(for: .resource), headers: ["Authorization": "Bearer \(accessToken)"]))
+    #expect(direct.status == 200)
+
+    let whoami = try await run(["whoami", "--json"])
+    #expect(whoami.exitCode == 0, "\(whoami)")
+    let document = try JSONValue(parsing: whoami.stdout)
+    #expect(document["id_token_claims"]?["sub"]?.stringValue == "alice")
+    #expect(document["userinfo"]?["email"]?.stringValue == "alice@example.com")
+
+    let request = try await run(["request", provider.url(for: .resource).absoluteString])
+    #expect(request.exitCode == 0, "\(request)")
+    #expect(request.stdout.contains("hello from the protected resource"))
+
+    let refreshed = try await run(["token", "--force-refresh"])
+    #expect(refreshed.exitCode == 0 && refreshed.stdout != token.stdout, "\(refreshed)")
+    #expect(await provider.counters.refreshes == 1)
+
+    let logout = try await run(["logout", "--end-session", "--browser", browser.script.path])
+    #expect(logout.exitCode == 0, "\(logout)")
+    #expect(await provider.counters.revocations == 1)
+    let endSession = try await browser.nextURL()
+    #expect(endSession.path == provider.url(for: .endSession).path)
+    #expect(endSession.queryParameters.contains { $0.0 == "id_token_hint" })
+    #expect(logout.stderr.contains("id_token_hint=…"))
+    let afterLogout = try await run(["token"])
+    #expect(afterLogout.exitCode == 3, "\(afterLogout)")
+    #expect(afterLogout.stdout.isEmpty && afterLogout.stderr.contains("xid login"))
+    #expect(try await run(["status"]).exitCode == 3)
+
+    #expect(secrets.count >= 5, "the state directory held the tokens of the sign-in and of the refresh")
+    for run in runs {
+      for secret in secrets {
+        #expect(!(run.stdout + run.stderr).contains(secret), "a token leaked in the output of \(run.arguments)")
+      }
+    }
+    let printed = Set(tokenOutputs.map { $0.trimmingCharacters(in: .newlines) }.filter { !$0.isEmpty })
+    let printedOnlyStoredAccessTokens = printed.count == 2 && printed.isSubset(of: secrets)
+    #expect(printedOnlyStoredAccessTokens, "xid token printed something other than the stored access tokens")
+    await provider.stopLoopback()
+  }
+
+  @Test func theDeviceGrantShowsACodeAndSignsIn() async throws {
+    var configuration = TestProvider.Configuration()
+    configuration.devicePollingInterval = 1
+    let provider = try await TestProvider.startLoopback(configuration: configuration)
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let arguments = [
+      "login", "--device", "--profile", "tv", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example",
+    ]
+    async let signingIn = xid.run(arguments, label: "device")
+    var userCode: String?
+    let deadline = Date().addingTimeInterval(20)
+    while userCode == nil && Date() < deadline {
+      userCode = xid.standardErrorSoFar(label: "device").firstMatch(of: /\n  ([B-Z]{4}-[B-Z]{4})\n/).map {
+        String($0.1)
+      }
+      if userCode == nil { try await Task.sleep(for: .milliseconds(20)) }
+    }
+    let code = try #require(userCode)
+    #expect(await provider.completeDeviceAuthorization(userCode: code))
+    let login = try await signingIn
+    #expect(login.exitCode == 0, "\(login)")
+    #expect(login.stderr.contains(provider.url(for: .deviceVerification).absoluteString))
+    #expect(login.stderr.contains("Waiting for you to approve"))
+    let status = try await xid.run(["status"], environment: ["XID_PROFILE": "tv"])
+    #expect(status.stdout.contains("yes, as alice"), "\(status)")
+    await provider.stopLoopback()
+  }
+
+  @Test func exitCodesForBadFlagsNoSessionAndAnUnreachableProvider() async throws {
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let bad = try await xid.run(["login", "--colour"])
+    #expect(bad.exitCode == 2 && bad.stderr.contains("unknown option --colour"), "\(bad)")
+
+    let noSession = try await xid.run(
+      ["whoami"], environment: ["XID_ISSUER": "http://127.0.0.1:9", "XID_CLIENT_ID": "x"])
+    #expect(noSession.exitCode == 3, "\(noSession)")
+
+    let gone = try await TestProvider.startLoopback()
+    await gone.stopLoopback()
+    let unreachable = try await xid.run([
+      "login", "--issuer", gone.issuer.absoluteString, "--client-id", "xid-example", "--browser", "true",
+    ])
+    #expect(unreachable.exitCode == 4, "\(unreachable)")
+    #expect(unreachable.stderr.contains("networkFailure"))
+  }
+}
