@@ -109,7 +109,7 @@ struct XidBinary: Sendable {
   func storedTokens() -> Set<String> {
     let files = (try? FileManager.default.contentsOfDirectory(atPath: stateDirectory.path)) ?? []
     var tokens = Set<String>()
-    for file in files where file.hasPrefix("xid%2Etokens") {
+    for file in files where file.hasPrefix("xid.tokens.") {
       guard let data = FileManager.default.contents(atPath: stateDirectory.appendingPathComponent(file).path),
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
       else { continue }
