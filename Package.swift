@@ -7,6 +7,7 @@ let package = Package(
   products: [
     .library(name: "Xid", targets: ["Xid"]),
     .library(name: "XidTesting", targets: ["XidTesting"]),
+    .library(name: "XidAppIntents", targets: ["XidAppIntents"]),
   ],
   targets: [
     // Layer 0: the platform's crypto. On Linux, OpenSSL 3 libcrypto; Apple platforms use
@@ -24,6 +25,9 @@ let package = Package(
     ),
     // Layers 2 and up: protocol, session and platform shells.
     .target(name: "Xid", dependencies: ["XidJOSE"]),
+    // App Intents support (Apple platforms; empty elsewhere): tokens in `perform()`, and dialogs for
+    // the user when there is none.
+    .target(name: "XidAppIntents", dependencies: ["Xid"]),
     // An OpenID provider in the test process, for Xid's tests and app developers' own.
     .target(name: "XidTesting", dependencies: ["Xid"]),
     .executableTarget(
