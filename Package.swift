@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "XidTesting", targets: ["XidTesting"]),
     // The command-line tool: `swift run xid demo`.
     .executable(name: "xid", targets: ["XidTool"]),
+    .library(name: "XidAppIntents", targets: ["XidAppIntents"]),
   ],
   targets: [
     // Layer 0: the platform's crypto. On Linux, OpenSSL 3 libcrypto; Apple platforms use
@@ -26,6 +27,9 @@ let package = Package(
     ),
     // Layers 2 and up: protocol, session and platform shells.
     .target(name: "Xid", dependencies: ["XidJOSE"]),
+    // App Intents support (Apple platforms; empty elsewhere): tokens in `perform()`, and dialogs for
+    // the user when there is none.
+    .target(name: "XidAppIntents", dependencies: ["Xid"]),
     // An OpenID provider in the test process, for Xid's tests and app developers' own.
     .target(name: "XidTesting", dependencies: ["Xid"]),
     // The `xid` command-line tool: its arguments, commands and output (XidTesting runs `xid demo`'s

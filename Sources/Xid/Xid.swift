@@ -89,8 +89,11 @@ public final class Xid: Sendable {
   }
 
   private func userAgent(_ override: (any AuthorizationUserAgent)?) throws -> any AuthorizationUserAgent {
-    if let agent = override ?? state.get().configuration?.userAgent { return agent }
-    if let agent = defaultUserAgent() { return agent }
+    let configuration = state.get().configuration
+    if let agent = override ?? configuration?.userAgent { return agent }
+    if let redirectURI = configuration?.redirectUri, let agent = defaultUserAgent(redirectURI: redirectURI) {
+      return agent
+    }
     throw XidError(
       .invalidConfiguration, "no user agent can show the sign-in page here; set XidConfiguration.userAgent")
   }

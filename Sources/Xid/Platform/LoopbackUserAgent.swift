@@ -154,10 +154,21 @@ private actor LoopbackInbox {
   }
 }
 
-/// The platform's default user agent: the loopback listener and the system browser on macOS and
-/// Linux; `nil` elsewhere (Apple's web authentication session needs a presentation anchor).
-func defaultUserAgent() -> (any AuthorizationUserAgent)? {
-  #if os(macOS) || os(Linux)
+/// The platform's default user agent for `redirectURI`:
+///
+/// - iOS and visionOS (Mac Catalyst included): `WebAuthenticationSessionUserAgent`, the system's
+///   in-app browser session, which is what Apple recommends for apps.
+/// - macOS: ``LoopbackUserAgent`` for a loopback `http` redirect URI, which command-line programs and
+///   other processes without a window use; `WebAuthenticationSessionUserAgent` for any other redirect
+///   URI (a private-use scheme or a claimed `https` URL), which only an app with a window can use.
+/// - Linux: ``LoopbackUserAgent``.
+/// - Elsewhere (watchOS, tvOS): `nil`.
+func defaultUserAgent(redirectURI: URL) -> (any AuthorizationUserAgent)? {
+  #if os(iOS) || os(visionOS)
+    WebAuthenticationSessionUserAgent()
+  #elseif os(macOS)
+    redirectURI.scheme?.lowercased() == "http" ? LoopbackUserAgent() : WebAuthenticationSessionUserAgent()
+  #elseif os(Linux)
     LoopbackUserAgent()
   #else
     nil

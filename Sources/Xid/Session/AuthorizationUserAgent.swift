@@ -4,8 +4,9 @@ import Foundation
 /// brings back the URL the provider redirected to.
 ///
 /// Xid ships ``LoopbackUserAgent`` (a browser and an RFC 8252 loopback listener, for macOS and Linux
-/// programs) and, on Apple platforms, `WebAuthenticationSessionUserAgent`. Tests use the test
-/// provider's user (`TestProvider.userAgent` in `XidTesting`).
+/// programs) and, on iOS, macOS and visionOS, `WebAuthenticationSessionUserAgent` (an
+/// `ASWebAuthenticationSession`, for apps). Tests use the test provider's user (`TestProvider.userAgent`
+/// in `XidTesting`).
 public protocol AuthorizationUserAgent: Sendable {
   /// Gets ready to receive the redirect, before the authorization request is made: a loopback
   /// listener binds its port here, so the request can name the actual redirect URI.
@@ -26,7 +27,8 @@ public protocol AuthorizationUserAgentSession: Sendable {
   /// with `state`.
   ///
   /// - Throws: ``XidError/Code/userCancelled`` when the user gave up, ``XidError/Code/timedOut``
-  ///   when nothing came back in time.
+  ///   when nothing came back in time, ``XidError/Code/presentationFailed`` when the page could not be
+  ///   shown.
   func authorize(_ url: URL, state: String) async throws -> URL
 
   /// Releases what ``AuthorizationUserAgent/prepare(redirectURI:)`` took (a listening port). Called
@@ -41,6 +43,10 @@ extension XidError.Code {
   public static let timedOut = Self(rawValue: "timedOut")
   /// A sign-in is already in progress; only one runs at a time.
   public static let signInInProgress = Self(rawValue: "signInInProgress")
+  /// The sign-in (or end-session) page could not be shown: no window in a foreground scene to present
+  /// it from, or the system refused to start the web authentication session. Nothing changed; try again
+  /// while the app is in the foreground, or give the user agent a presentation anchor.
+  public static let presentationFailed = Self(rawValue: "presentationFailed")
   /// Xid was used before ``Xid/configure(options:)``.
   public static let notConfigured = Self(rawValue: "notConfigured")
 }

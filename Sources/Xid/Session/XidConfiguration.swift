@@ -43,7 +43,9 @@ public struct XidConfiguration: Sendable {
   /// The time source for expiry, validation and polling.
   public var clock: any XidClock
   /// How the user signs in: a browser, a web authentication session, a test provider's user. `nil`
-  /// uses the platform's default (``LoopbackUserAgent`` on macOS and Linux).
+  /// uses the platform's default: `WebAuthenticationSessionUserAgent` on iOS and visionOS, and on macOS
+  /// for a redirect URI that is not loopback; ``LoopbackUserAgent`` for a loopback redirect URI on
+  /// macOS, and on Linux.
   public var userAgent: (any AuthorizationUserAgent)?
 
   /// Creates a configuration.

@@ -1,0 +1,31 @@
+import Foundation
+
+/// What the user can do about a failed token request, for places that can only show a message: App
+/// Intents, widgets, notifications. (`XidAppIntents` turns it into a dialog.)
+package enum XidUserAction: Sendable, Hashable {
+  /// Sign in again, in the app: nobody is signed in, the provider ended the session, or the user
+  /// closed the sign-in page.
+  case signIn
+  /// Unlock the device: the tokens cannot be read while it is locked. The user is still signed in.
+  case unlockDevice
+  /// Try again later: the network or the provider failed for now. The user is still signed in.
+  case tryAgainLater
+  /// Nothing the user can do here: a configuration or provider problem, for the developer to fix.
+  case none
+}
+
+extension XidError {
+  /// What the user can do about this error.
+  package var userAction: XidUserAction {
+    switch code {
+    case .signInRequired, .sessionExpired, .refreshRefused, .userCancelled:
+      return .signIn
+    case .storageLocked:
+      return .unlockDevice
+    case .networkFailure, .lockTimeout, .timedOut, .discoveryFailed, .keySetUnavailable, .unknownSigningKey:
+      return .tryAgainLater
+    default:
+      return isTransient ? .tryAgainLater : .none
+    }
+  }
+}
