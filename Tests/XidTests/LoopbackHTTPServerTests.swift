@@ -180,7 +180,8 @@ struct LoopbackHTTPServerTests {
       }
       #expect(reply.status == 408)
       #expect(elapsed >= .milliseconds(250))
-      #expect(elapsed < .seconds(3))
+      // The raw client gives up after 30 s; well below that, the server closed, even on a busy machine.
+      #expect(elapsed < .seconds(20))
     }
   }
 
@@ -248,7 +249,7 @@ struct LoopbackHTTPServerTests {
     let handlerStarted = Recorder<Bool>()
     let server = try LoopbackHTTPServer { _ in
       await handlerStarted.record(true)
-      try? await Task.sleep(for: .seconds(60))
+      try? await Task.sleep(for: .seconds(600))
       return HTTPResponse(status: 200)
     }
     let port = server.port
@@ -259,7 +260,8 @@ struct LoopbackHTTPServerTests {
     server.stop()
     await server.waitUntilStopped()
     #expect(try await reply.bytes.isEmpty)
-    #expect(clock.now - start < .seconds(15))
+    // Far below the handler's 10 minutes, even on a busy machine.
+    #expect(clock.now - start < .seconds(25))
   }
 
   @Test func stopAfterAnsweringStillSendsTheResponseInProgressAndClosesIdleConnections() async throws {
