@@ -42,15 +42,17 @@ let package = Package(
       dependencies: ["XidJOSE"],
       path: "Benchmarks/XidBenchmarks"
     ),
-    .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE"]),
+    // What the test targets share: expectations on XidError.
+    .target(name: "XidTestSupport", dependencies: ["XidJOSE"], path: "Tests/XidTestSupport"),
+    .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE", "XidTestSupport"]),
     // A process of the multi-process refresh test, spawned by XidSessionTests.
     .executableTarget(name: "XidRefreshWorker", dependencies: ["Xid"], path: "Tests/XidRefreshWorker"),
-    .testTarget(name: "XidSessionTests", dependencies: ["Xid", "XidTesting", "XidRefreshWorker"]),
-    .testTarget(name: "XidTestingTests", dependencies: ["XidTesting"]),
-    .testTarget(name: "XidTests", dependencies: ["Xid"]),
-    .testTarget(name: "XidProtocolTests", dependencies: ["Xid"]),
+    .testTarget(name: "XidSessionTests", dependencies: ["Xid", "XidTesting", "XidRefreshWorker", "XidTestSupport"]),
+    .testTarget(name: "XidTestingTests", dependencies: ["XidTesting", "XidTestSupport"]),
+    .testTarget(name: "XidTests", dependencies: ["Xid", "XidTestSupport"]),
+    .testTarget(name: "XidProtocolTests", dependencies: ["Xid", "XidTestSupport"]),
     // The OpenID Foundation's RP conformance cases: the real client against the hostile test provider.
-    .testTarget(name: "XidConformanceTests", dependencies: ["Xid", "XidTesting"]),
+    .testTarget(name: "XidConformanceTests", dependencies: ["Xid", "XidTesting", "XidTestSupport"]),
     // Depends on XidTool so that SwiftPM builds the `xid` binary the tests run.
     .testTarget(name: "XidCLITests", dependencies: ["XidCLI", "XidTesting", "XidTool"]),
   ],

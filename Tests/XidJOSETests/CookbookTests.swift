@@ -1,4 +1,5 @@
 import Testing
+import XidTestSupport
 import XidJOSE
 
 /// RFC 7520 (JOSE Cookbook) examples and RFC 7638/8037 thumbprints.

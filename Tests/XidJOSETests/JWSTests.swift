@@ -1,4 +1,5 @@
 import Testing
+import XidTestSupport
 
 @testable import XidJOSE
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 import XidJOSE
 
 struct JWTClaimsTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -81,13 +82,13 @@ struct AuthorizationRequestTests {
   func additionalParametersCannotOverrideSecurityParameters(name: String) async throws {
     let provider = try FakeProvider()
     let options = AuthorizationOptions(additionalParameters: [name: "attacker"])
-    await awaitXidError(.invalidConfiguration) { try await provider.client().makeAuthorizationRequest(options) }
+    await expectXidError(.invalidConfiguration) { try await provider.client().makeAuthorizationRequest(options) }
   }
 
   @Test func providerWithoutS256IsRefused() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["code_challenge_methods_supported"] = ["plain"] }
-    await awaitXidError(.unsupportedByProvider) { try await provider.client().makeAuthorizationRequest() }
+    await expectXidError(.unsupportedByProvider) { try await provider.client().makeAuthorizationRequest() }
   }
 
   @Test func providerThatDoesNotListPKCEMethodsIsStillUsedWithS256() async throws {
@@ -152,7 +153,7 @@ struct AuthorizationRequestTests {
       $0["require_pushed_authorization_requests"] = true
       $0["pushed_authorization_request_endpoint"] = .null
     }
-    await awaitXidError(.unsupportedByProvider) { try await provider.client().makeAuthorizationRequest() }
+    await expectXidError(.unsupportedByProvider) { try await provider.client().makeAuthorizationRequest() }
   }
 
   @Test func pushedAuthorizationErrorIsTyped() async throws {
@@ -160,7 +161,7 @@ struct AuthorizationRequestTests {
     provider.on("/par") { _ in
       .json(["error": "invalid_request", "error_description": "redirect_uri not registered"], status: 400)
     }
-    let error = await awaitXidError(.pushedAuthorizationFailed) {
+    let error = await expectXidError(.pushedAuthorizationFailed) {
       try await provider.client { $0.prefersPushedAuthorization = true }.makeAuthorizationRequest()
     }
     #expect(error?.oauthError == "invalid_request")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -80,7 +81,7 @@ struct DeviceFlowTests {
     let provider = try Self.provider(script: [Self.pending, .json(["error": "expired_token"], status: 400)])
     let client = try provider.client()
     let authorization = try await client.startDeviceAuthorization()
-    let error = await awaitXidError(.deviceCodeExpired) { try await client.pollDeviceAuthorization(authorization) }
+    let error = await expectXidError(.deviceCodeExpired) { try await client.pollDeviceAuthorization(authorization) }
     #expect(error?.oauthError == "expired_token")
     #expect(provider.transport.requests(to: "/token").count == 2)
   }
@@ -89,14 +90,14 @@ struct DeviceFlowTests {
     let provider = try Self.provider(script: [Self.pending, .json(["error": "access_denied"], status: 400)])
     let client = try provider.client()
     let authorization = try await client.startDeviceAuthorization()
-    await awaitXidError(.accessDenied) { try await client.pollDeviceAuthorization(authorization) }
+    await expectXidError(.accessDenied) { try await client.pollDeviceAuthorization(authorization) }
   }
 
   @Test func pollingStopsWhenExpiresInPasses() async throws {
     let provider = try Self.provider(script: [Self.pending], expiresIn: 30)
     let client = try provider.client()
     let authorization = try await client.startDeviceAuthorization()
-    await awaitXidError(.deviceCodeExpired) { try await client.pollDeviceAuthorization(authorization) }
+    await expectXidError(.deviceCodeExpired) { try await client.pollDeviceAuthorization(authorization) }
     #expect(provider.transport.requests(to: "/token").count == 5)
     #expect(provider.clock.now >= authorization.expiresAt)
   }
@@ -105,7 +106,7 @@ struct DeviceFlowTests {
     let provider = try Self.provider(script: [.json(["error": "invalid_client"], status: 401)])
     let client = try provider.client()
     let authorization = try await client.startDeviceAuthorization()
-    let error = await awaitXidError(.tokenRequestFailed) { try await client.pollDeviceAuthorization(authorization) }
+    let error = await expectXidError(.tokenRequestFailed) { try await client.pollDeviceAuthorization(authorization) }
     #expect(error?.oauthError == "invalid_client")
   }
 
@@ -128,7 +129,7 @@ struct DeviceFlowTests {
       withUnsafeCurrentTask { $0?.cancel() }
       return try await client.pollDeviceAuthorization(authorization)
     }
-    await awaitXidError(.cancelled) { try await task.value }
+    await expectXidError(.cancelled) { try await task.value }
     #expect(provider.transport.requests(to: "/token").isEmpty)
   }
 
@@ -144,14 +145,14 @@ struct DeviceFlowTests {
     let task = Task { try await client.pollDeviceAuthorization(authorization) }
     try await Task.sleep(for: .milliseconds(50))
     task.cancel()
-    await awaitXidError(.cancelled) { try await task.value }
+    await expectXidError(.cancelled) { try await task.value }
     #expect(ContinuousClock.now - started < .seconds(60))
   }
 
   @Test func deviceAuthorizationErrorIsTyped() async throws {
     let provider = try FakeProvider()
     provider.on("/device") { _ in .json(["error": "unauthorized_client"], status: 400) }
-    let error = await awaitXidError(.deviceAuthorizationFailed) {
+    let error = await expectXidError(.deviceAuthorizationFailed) {
       try await provider.client().startDeviceAuthorization()
     }
     #expect(error?.oauthError == "unauthorized_client")
@@ -160,11 +161,11 @@ struct DeviceFlowTests {
   @Test func malformedDeviceResponseIsRefused() async throws {
     let provider = try FakeProvider()
     provider.on("/device") { _ in .json(["device_code": "d", "user_code": "u", "expires_in": 600]) }
-    await awaitXidError(.deviceAuthorizationFailed) { try await provider.client().startDeviceAuthorization() }
+    await expectXidError(.deviceAuthorizationFailed) { try await provider.client().startDeviceAuthorization() }
     provider.on("/device") { _ in
       .json(["device_code": "d", "user_code": "u", "verification_uri": "http://op.example/a", "expires_in": 600])
     }
-    await awaitXidError(.insecureURL) { try await provider.client().startDeviceAuthorization() }
+    await expectXidError(.insecureURL) { try await provider.client().startDeviceAuthorization() }
   }
 
   @Test func deviceAuthorizationSurvivesCodableRoundTrip() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -35,43 +36,43 @@ struct DiscoveryTests {
   @Test func issuerThatDiffersFromTheConfiguredOneIsRefused() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["issuer"] = "https://evil.example" }
-    await awaitXidError(.issuerMismatch) { try await provider.client().metadata() }
+    await expectXidError(.issuerMismatch) { try await provider.client().metadata() }
   }
 
   @Test func issuerWithAnExtraTrailingSlashIsRefused() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["issuer"] = "https://op.example/" }
-    await awaitXidError(.issuerMismatch) { try await provider.client().metadata() }
+    await expectXidError(.issuerMismatch) { try await provider.client().metadata() }
   }
 
   @Test func insecureEndpointInMetadataIsRefused() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["token_endpoint"] = "http://op.example/token" }
-    await awaitXidError(.insecureURL) { try await provider.client().metadata() }
+    await expectXidError(.insecureURL) { try await provider.client().metadata() }
   }
 
   @Test func insecureOptionalEndpointInMetadataIsRefused() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["revocation_endpoint"] = "http://op.example/revoke" }
-    await awaitXidError(.insecureURL) { try await provider.client().metadata() }
+    await expectXidError(.insecureURL) { try await provider.client().metadata() }
   }
 
   @Test func metadataWithoutARequiredEndpointIsRefused() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["jwks_uri"] = .null }
-    await awaitXidError(.discoveryFailed) { try await provider.client().metadata() }
+    await expectXidError(.discoveryFailed) { try await provider.client().metadata() }
   }
 
   @Test func metadataMemberOfTheWrongTypeIsRefused() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["require_pushed_authorization_requests"] = "yes" }
-    await awaitXidError(.discoveryFailed) { try await provider.client().metadata() }
+    await expectXidError(.discoveryFailed) { try await provider.client().metadata() }
   }
 
   @Test func discoveryHTTPErrorKeepsTheStatus() async throws {
     let provider = try FakeProvider()
     provider.on("/.well-known/openid-configuration") { _ in HTTPResponse(status: 503) }
-    let error = await awaitXidError(.discoveryFailed) { try await provider.client().metadata() }
+    let error = await expectXidError(.discoveryFailed) { try await provider.client().metadata() }
     #expect(error?.httpStatus == 503)
     #expect(error?.isTransient == true)
   }
@@ -81,7 +82,7 @@ struct DiscoveryTests {
     provider.on("/.well-known/openid-configuration") { _ in
       HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html></html>".utf8))
     }
-    let error = await awaitXidError(.discoveryFailed) { try await provider.client().metadata() }
+    let error = await expectXidError(.discoveryFailed) { try await provider.client().metadata() }
     #expect(error?.reason.contains("text/html") == true)
   }
 
@@ -107,7 +108,7 @@ struct DiscoveryTests {
       failing.current ? HTTPResponse(status: 500) : .json(provider.metadata)
     }
     let client = try provider.client()
-    await awaitXidError(.discoveryFailed) { try await client.metadata() }
+    await expectXidError(.discoveryFailed) { try await client.metadata() }
     failing.withLock { $0 = false }
     #expect(try await client.metadata().issuer == FakeProvider.issuer)
   }

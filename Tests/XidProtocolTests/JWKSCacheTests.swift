@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -63,7 +64,7 @@ struct JWKSCacheTests {
     let server = KeyServer([known.publicJWK])
     try await server.cache.verify(try Self.jws(known), allowedAlgorithms: [.es256])
     server.clock.advance(by: 120)
-    let error = await awaitXidError(.unknownSigningKey) {
+    let error = await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(unknown), allowedAlgorithms: [.es256])
     }
     #expect(server.fetches == 2)
@@ -100,18 +101,18 @@ struct JWKSCacheTests {
     #expect(server.fetches == 1)
     // Even right after the first fetch, an unknown kid is worth one refetch (a rotation)…
     let stranger = try JWSSigningKey.generate(for: .es256, keyID: "stranger")
-    await awaitXidError(.unknownSigningKey) {
+    await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(stranger), allowedAlgorithms: [.es256])
     }
     #expect(server.fetches == 2)
     // …but not a second one within the minute.
     server.clock.advance(by: 30)
-    await awaitXidError(.unknownSigningKey) {
+    await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(stranger), allowedAlgorithms: [.es256])
     }
     #expect(server.fetches == 2)
     server.clock.advance(by: 30)
-    await awaitXidError(.unknownSigningKey) {
+    await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(stranger), allowedAlgorithms: [.es256])
     }
     #expect(server.fetches == 3)
@@ -119,13 +120,13 @@ struct JWKSCacheTests {
     for index in 0..<10 {
       server.clock.advance(by: 5)
       let signer = try JWSSigningKey.generate(for: .es256, keyID: "flood-\(index)")
-      await awaitXidError(.unknownSigningKey) {
+      await expectXidError(.unknownSigningKey) {
         try await server.cache.verify(try Self.jws(signer), allowedAlgorithms: [.es256])
       }
     }
     #expect(server.fetches == 3)
     server.clock.advance(by: 10)
-    await awaitXidError(.unknownSigningKey) {
+    await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(stranger), allowedAlgorithms: [.es256])
     }
     #expect(server.fetches == 4)
@@ -137,7 +138,7 @@ struct JWKSCacheTests {
     let server = KeyServer([real.publicJWK])
     try await server.cache.verify(try Self.jws(real), allowedAlgorithms: [.es256])
     server.clock.advance(by: 300)
-    await awaitXidError(.invalidSignature) {
+    await expectXidError(.invalidSignature) {
       try await server.cache.verify(try Self.jws(forger), allowedAlgorithms: [.es256])
     }
     #expect(server.fetches == 1)
@@ -146,7 +147,7 @@ struct JWKSCacheTests {
   @Test func disallowedAlgorithmFailsWithoutAnyFetch() async throws {
     let signer = try JWSSigningKey.generate(for: .es256, keyID: "k")
     let server = KeyServer([signer.publicJWK])
-    await awaitXidError(.algorithmNotAllowed) {
+    await expectXidError(.algorithmNotAllowed) {
       try await server.cache.verify(try Self.jws(signer), allowedAlgorithms: [.rs256])
     }
     #expect(server.fetches == 0)
@@ -178,7 +179,7 @@ struct JWKSCacheTests {
   @Test func unavailableKeySetIsTypedWithItsStatus() async throws {
     let transport = ScriptedTransport { _ in HTTPResponse(status: 502) }
     let cache = JWKSCache(url: URL(string: "https://op.example/jwks")!, transport: transport, clock: TestClock())
-    let error = await awaitXidError(.keySetUnavailable) { try await cache.keySet() }
+    let error = await expectXidError(.keySetUnavailable) { try await cache.keySet() }
     #expect(error?.httpStatus == 502)
     #expect(error?.isTransient == true)
   }

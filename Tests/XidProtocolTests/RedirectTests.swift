@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -192,7 +193,7 @@ struct RedirectTests {
     let foreign = PendingAuthorization(
       state: "state-1", nonce: "n", codeVerifier: "v", redirectURI: FakeProvider.redirectURI, maxAge: nil,
       issuer: "https://other.example", clientID: FakeProvider.clientID, scopes: ["openid"], createdAt: Date())
-    await awaitXidError(.stateMismatch) {
+    await expectXidError(.stateMismatch) {
       try await client.handleRedirect(url: Self.callback([("code", "c"), ("state", "state-1")]), pending: [foreign])
     }
   }
@@ -202,7 +203,7 @@ struct RedirectTests {
     provider.metadataChanges.withLock { $0["authorization_response_iss_parameter_supported"] = true }
     let client = try provider.client()
     let (redirect, pending) = try await provider.authorize(client)
-    await awaitXidError(.issuerMismatch) { try await client.handleRedirect(url: redirect, pending: [pending]) }
+    await expectXidError(.issuerMismatch) { try await client.handleRedirect(url: redirect, pending: [pending]) }
     #expect(provider.transport.requests(to: "/token").isEmpty)
     let (good, pending2) = try await provider.authorize(client, extra: [("iss", FakeProvider.issuer)])
     let result = try await client.handleRedirect(url: good, pending: [pending2])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -51,7 +52,7 @@ struct RefreshTests {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
     provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["sub": "mallory"]) }
-    await awaitXidError(.invalidIDToken) {
+    await expectXidError(.invalidIDToken) {
       try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     }
   }
@@ -60,7 +61,7 @@ struct RefreshTests {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
     provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["iss": "https://other.example"]) }
-    await awaitXidError(.invalidIDToken) {
+    await expectXidError(.invalidIDToken) {
       try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     }
   }
@@ -69,7 +70,7 @@ struct RefreshTests {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
     provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["nonce": "not-the-original"]) }
-    await awaitXidError(.invalidIDToken) {
+    await expectXidError(.invalidIDToken) {
       try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     }
   }
@@ -82,7 +83,7 @@ struct RefreshTests {
       HTTPResponse(status: 401), .json(["error": "invalid_code"], status: 403),
     ] {
       provider.on("/token") { _ in response }
-      let error = await awaitXidError(.tokenRequestFailed) {
+      let error = await expectXidError(.tokenRequestFailed) {
         try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
       }
       #expect(error?.isInvalidGrant == true, "\(response.status)")
@@ -95,7 +96,7 @@ struct RefreshTests {
     let (client, original) = try await Self.signedIn(provider)
     for response in [HTTPResponse(status: 502), HTTPResponse(status: 503), HTTPResponse(status: 429)] {
       provider.on("/token") { _ in response }
-      let error = await awaitXidError(.tokenRequestFailed) {
+      let error = await expectXidError(.tokenRequestFailed) {
         try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
       }
       #expect(error?.isInvalidGrant == false)
@@ -109,7 +110,7 @@ struct RefreshTests {
     provider.on("/token") { _ in
       .json(["error": "invalid_grant", "error_description": "token refresh-token-1 revoked"], status: 400)
     }
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     }
     #expect(error?.reason.contains("refresh-token-1") == false)

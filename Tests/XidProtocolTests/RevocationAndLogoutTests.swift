@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -25,7 +26,7 @@ struct RevocationAndLogoutTests {
   @Test func revocationErrorIsTyped() async throws {
     let provider = try FakeProvider()
     provider.on("/revoke") { _ in .json(["error": "unsupported_token_type"], status: 400) }
-    let error = await awaitXidError(.revocationFailed) {
+    let error = await expectXidError(.revocationFailed) {
       try await provider.client().revoke("at", hint: .accessToken)
     }
     #expect(error?.oauthError == "unsupported_token_type")
@@ -35,7 +36,7 @@ struct RevocationAndLogoutTests {
   @Test func revocationWithoutEndpointIsReported() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["revocation_endpoint"] = .null }
-    await awaitXidError(.unsupportedByProvider) { try await provider.client().revoke("at") }
+    await expectXidError(.unsupportedByProvider) { try await provider.client().revoke("at") }
   }
 
   @Test func endSessionURLCarriesHintRedirectStateAndClientID() async throws {
@@ -57,6 +58,6 @@ struct RevocationAndLogoutTests {
   @Test func endSessionWithoutEndpointIsReported() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["end_session_endpoint"] = .null }
-    await awaitXidError(.unsupportedByProvider) { try await provider.client().endSessionURL(idTokenHint: nil) }
+    await expectXidError(.unsupportedByProvider) { try await provider.client().endSessionURL(idTokenHint: nil) }
   }
 }

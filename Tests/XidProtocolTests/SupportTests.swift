@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -33,7 +34,7 @@ struct SupportTests {
   @Test func insecureEndpointIsRefusedBeforeSending() async throws {
     let transport = ScriptedTransport { _ in HTTPResponse(status: 200) }
     let http = ProtocolHTTP(transport: transport)
-    await awaitXidError(.insecureURL) {
+    await expectXidError(.insecureURL) {
       try await http.send(HTTPRequest(url: URL(string: "http://op.example/token")!), endpoint: "token endpoint")
     }
     #expect(transport.requests.isEmpty)

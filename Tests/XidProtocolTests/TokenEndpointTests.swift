@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -106,7 +107,7 @@ struct TokenEndpointTests {
 
   @Test func rfcJSONErrorBecomesTokenRequestFailed() async throws {
     let provider = try FakeProvider()
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in
         .json(["error": "invalid_grant", "error_description": "code expired"], status: 400)
       }
@@ -120,7 +121,7 @@ struct TokenEndpointTests {
 
   @Test func emptyBody400IsTypedAndMeansTheGrantIsDead() async throws {
     let provider = try FakeProvider()
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in HTTPResponse(status: 400) }
     }
     #expect(error?.httpStatus == 400)
@@ -131,7 +132,7 @@ struct TokenEndpointTests {
 
   @Test func html500IsTypedAndTransient() async throws {
     let provider = try FakeProvider()
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in
         HTTPResponse(
           status: 500, headers: ["Content-Type": "text/html; charset=utf-8"],
@@ -147,7 +148,7 @@ struct TokenEndpointTests {
 
   @Test func nonStandard403InvalidCodeMeansTheGrantIsDead() async throws {
     let provider = try FakeProvider()
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in .json(["error": "invalid_code"], status: 403) }
     }
     #expect(error?.httpStatus == 403)
@@ -157,7 +158,7 @@ struct TokenEndpointTests {
 
   @Test func errorIn200BodyIsTyped() async throws {
     let provider = try FakeProvider()
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in .json(["error": "bad_verification_code"]) }
     }
     #expect(error?.httpStatus == 200)
@@ -166,7 +167,7 @@ struct TokenEndpointTests {
 
   @Test func invalidClientIsNeitherDeadGrantNorTransient() async throws {
     let provider = try FakeProvider()
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in
         var response = HTTPResponse.json(["error": "invalid_client"], status: 401)
         response.headers["WWW-Authenticate"] = "Basic realm=\"op\""
@@ -180,7 +181,7 @@ struct TokenEndpointTests {
 
   @Test func temporarilyUnavailableIsTransient() async throws {
     let provider = try FakeProvider()
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in .json(["error": "temporarily_unavailable"], status: 400) }
     }
     #expect(error?.isTransient == true)
@@ -189,7 +190,7 @@ struct TokenEndpointTests {
 
   @Test func nonJSONSuccessBodyIsRefused() async throws {
     let provider = try FakeProvider()
-    let error = await awaitXidError(.unexpectedResponse) {
+    let error = await expectXidError(.unexpectedResponse) {
       try await Self.exchange(provider) { _ in
         HTTPResponse(status: 200, headers: ["Content-Type": "text/html"], body: Data("<html>ok</html>".utf8))
       }
@@ -209,7 +210,7 @@ struct TokenEndpointTests {
 
   @Test func tokenResponseWithoutIDTokenIsRefusedAfterSignIn() async throws {
     let provider = try FakeProvider()
-    await awaitXidError(.invalidTokenResponse) {
+    await expectXidError(.invalidTokenResponse) {
       try await Self.exchange(provider) { _ in try provider.tokenResponse(idToken: false) }
     }
   }
@@ -223,7 +224,7 @@ struct TokenEndpointTests {
     }
     let client = try provider.client()
     let (redirect, pending) = try await provider.authorize(client, code: "SECRET-CODE-123")
-    let error = await awaitXidError(.tokenRequestFailed) {
+    let error = await expectXidError(.tokenRequestFailed) {
       try await client.handleRedirect(url: redirect, pending: [pending])
     }
     #expect(error?.reason.contains("SECRET-CODE-123") == false)
@@ -233,14 +234,14 @@ struct TokenEndpointTests {
   @Test func transportFailureBecomesATransientNetworkFailure() async throws {
     struct Broken: Error {}
     let provider = try FakeProvider()
-    let error = await awaitXidError(.networkFailure) { try await Self.exchange(provider) { _ in throw Broken() } }
+    let error = await expectXidError(.networkFailure) { try await Self.exchange(provider) { _ in throw Broken() } }
     #expect(error?.isTransient == true)
     #expect(error?.isInvalidGrant == false)
   }
 
   @Test func tooLargeResponseIsRefused() async throws {
     let provider = try FakeProvider()
-    await awaitXidError(.responseTooLarge) {
+    await expectXidError(.responseTooLarge) {
       try await Self.exchange(provider) { _ in HTTPResponse(status: 200, body: Data(count: 2 << 20)) }
     }
   }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -20,7 +21,7 @@ struct UserInfoTests {
   @Test func userInfoAboutAnotherSubjectIsRefused() async throws {
     let provider = try FakeProvider()
     provider.on("/userinfo") { _ in .json(["sub": "mallory"]) }
-    await awaitXidError(.userInfoMismatch) {
+    await expectXidError(.userInfoMismatch) {
       try await provider.client().userInfo(accessToken: "at-1", expectedSubject: "alice")
     }
   }
@@ -28,7 +29,7 @@ struct UserInfoTests {
   @Test func userInfoWithoutSubjectIsRefused() async throws {
     let provider = try FakeProvider()
     provider.on("/userinfo") { _ in .json(["name": "Alice"]) }
-    await awaitXidError(.userInfoMismatch) {
+    await expectXidError(.userInfoMismatch) {
       try await provider.client().userInfo(accessToken: "at-1", expectedSubject: "alice")
     }
   }
@@ -38,7 +39,7 @@ struct UserInfoTests {
     provider.on("/userinfo") { _ in
       HTTPResponse(status: 200, headers: ["Content-Type": "application/jwt"], body: Data("eyJ.eyJ.sig".utf8))
     }
-    let error = await awaitXidError(.unsupportedResponse) {
+    let error = await expectXidError(.unsupportedResponse) {
       try await provider.client().userInfo(accessToken: "at-1", expectedSubject: "alice")
     }
     #expect(error?.reason.contains("application/jwt") == true)
@@ -53,7 +54,7 @@ struct UserInfoTests {
           "WWW-Authenticate": #"Bearer realm="op", error="invalid_token", error_description="The access token expired""#
         ])
     }
-    let error = await awaitXidError(.userInfoFailed) {
+    let error = await expectXidError(.userInfoFailed) {
       try await provider.client().userInfo(accessToken: "at-1", expectedSubject: "alice")
     }
     #expect(error?.httpStatus == 401)
@@ -64,7 +65,7 @@ struct UserInfoTests {
   @Test func providerWithoutUserInfoEndpointIsReported() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["userinfo_endpoint"] = .null }
-    await awaitXidError(.unsupportedByProvider) {
+    await expectXidError(.unsupportedByProvider) {
       try await provider.client().userInfo(accessToken: "at-1", expectedSubject: "alice")
     }
   }

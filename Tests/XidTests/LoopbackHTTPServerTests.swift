@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 @testable import Xid
 
@@ -299,7 +300,7 @@ struct LoopbackHTTPServerTests {
 
   @Test func reportsAPortThatIsTaken() async throws {
     try await withServer { server in
-      let error = await expectXidError(.loopbackServerFailure) {
+      let error = expectXidError(.loopbackServerFailure) {
         try LoopbackHTTPServer(port: server.port) { _ in HTTPResponse(status: 200) }
       }
       #expect(error?.reason.contains("127.0.0.1:\(server.port)") == true)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 import Xid
 import XidTesting
 
@@ -16,24 +17,6 @@ func expectRejection<Value>(
   let error = await expectXidError(code, sourceLocation: sourceLocation, body)
   if let error { expectNoSecret(in: error, stage.transport.secrets, sourceLocation: sourceLocation) }
   return error
-}
-
-/// Expects `body` to throw an ``XidError`` with `code` rather than return or throw anything else.
-@discardableResult
-func expectXidError<Value>(
-  _ code: XidError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
-) async -> XidError? {
-  do {
-    let accepted = try await body()
-    Issue.record("accepted instead of failing with \(code): \(accepted)", sourceLocation: sourceLocation)
-    return nil
-  } catch let error as XidError {
-    #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    return error
-  } catch {
-    Issue.record("threw \(type(of: error)) instead of XidError(\(code)): \(error)", sourceLocation: sourceLocation)
-    return nil
-  }
 }
 
 /// Expects none of `secrets` in any text the error shows: its description, debug description,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 import Xid
 import XidTesting
 
@@ -48,7 +49,9 @@ struct NoSecretLeaks: SuiteTrait, TestTrait, TestScoping {
     guard !test.isSuite else { return try await function() }
     let registry = LeakRegistry()
     do {
-      try await LeakRegistry.$current.withValue(registry) { try await function() }
+      try await LeakRegistry.$current.withValue(registry) {
+        try await ObservedErrors.$recorder.withValue({ registry.record($0) }) { try await function() }
+      }
     } catch {
       registry.record(error)
       await registry.verify()
