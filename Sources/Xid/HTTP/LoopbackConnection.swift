@@ -96,6 +96,15 @@ final class LoopbackConnection: @unchecked Sendable {
     if liveSources == 0 { release() }
   }
 
+  /// Closes the connection unless it is answering a request it has read (handling it, writing the
+  /// response or lingering after it): those finish and close by themselves. Call on `queue`.
+  func closeUnlessAnswering() {
+    switch state {
+    case .handling, .writing, .lingering: return
+    case .readingHead, .readingBody, .closed: close()
+    }
+  }
+
   // MARK: Reading
 
   private func readable() {

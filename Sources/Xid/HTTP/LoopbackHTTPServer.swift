@@ -94,9 +94,16 @@ package final class LoopbackHTTPServer: Sendable {
   /// To reuse the port at once, `await` ``waitUntilStopped()`` after this.
   package func stop() { core.stop() }
 
-  /// Returns once ``stop()`` has closed the listener and every connection, so the port is free.
+  /// Stops the server once the requests it has read are answered: no new connection is accepted from
+  /// now on, connections without a complete request are closed moments later, and the others once
+  /// their response is sent. Idempotent, callable from any thread, never blocks; a later ``stop()``
+  /// (or `deinit`) still closes everything at once.
+  package func stopAfterResponses() { core.stopAfterResponses() }
+
+  /// Returns once ``stop()`` or ``stopAfterResponses()`` has closed the listener and every
+  /// connection, so the port is free.
   ///
-  /// Waits until someone calls ``stop()``.
+  /// Waits until someone calls ``stop()`` or ``stopAfterResponses()``.
   package func waitUntilStopped() async { await core.waitUntilStopped() }
 
   deinit { core.stop() }

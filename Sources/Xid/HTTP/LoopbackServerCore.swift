@@ -50,7 +50,18 @@ final class LoopbackServerCore: @unchecked Sendable {
     queue.async { self.closeEverything() }
   }
 
-  /// Returns once the listener and every connection are closed, which happens only after ``stop()``.
+  /// Closes the listener and every connection that is not answering a request soon after, on the
+  /// queue; the others close once their response is out. Idempotent; callable from any thread; never
+  /// blocks.
+  func stopAfterResponses() {
+    queue.async {
+      self.closeListener()
+      for connection in self.connections.values { connection.closeUnlessAnswering() }
+    }
+  }
+
+  /// Returns once the listener and every connection are closed, which happens only after ``stop()``
+  /// or ``stopAfterResponses()``.
   func waitUntilStopped() async {
     await withCheckedContinuation { continuation in
       queue.async {
@@ -113,6 +124,12 @@ final class LoopbackServerCore: @unchecked Sendable {
 
   /// Cancels the listener's source and closes every connection. Idempotent.
   private func closeEverything() {
+    closeListener()
+    for connection in connections.values { connection.close() }
+  }
+
+  /// Cancels the listener's source; its cancel handler closes the descriptor. Idempotent.
+  private func closeListener() {
     if let listenSource {
       listenSource.cancel()
       if listenerPaused {
@@ -121,7 +138,6 @@ final class LoopbackServerCore: @unchecked Sendable {
       }
       self.listenSource = nil
     }
-    for connection in connections.values { connection.close() }
   }
 
   private func resumeWaitersIfStopped() {

@@ -99,8 +99,10 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
   }
 
   func finish() async {
-    server.stop()
     await inbox.cancel()
+    // The browser that brought the redirect must still get the completion page: stop once it is sent.
+    server.stopAfterResponses()
+    await server.waitUntilStopped()
   }
 }
 
