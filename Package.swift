@@ -38,6 +38,8 @@ let package = Package(
     .testTarget(name: "XidTestingTests", dependencies: ["XidTesting"]),
     .testTarget(name: "XidTests", dependencies: ["Xid"]),
     .testTarget(name: "XidProtocolTests", dependencies: ["Xid"]),
+    // Against a real provider (glewlwyd, scripts/interop); every test is skipped when none is running.
+    .testTarget(name: "XidInteropTests", dependencies: ["Xid", "XidRefreshWorker"]),
   ],
   swiftLanguageModes: [.v6]
 )
