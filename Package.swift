@@ -55,6 +55,8 @@ let package = Package(
     .testTarget(name: "XidConformanceTests", dependencies: ["Xid", "XidTesting", "XidTestSupport"]),
     // Depends on XidTool so that SwiftPM builds the `xid` binary the tests run.
     .testTarget(name: "XidCLITests", dependencies: ["XidCLI", "XidTesting", "XidTool"]),
+    // Against a real provider (glewlwyd, scripts/interop); every test is skipped when none is running.
+    .testTarget(name: "XidInteropTests", dependencies: ["Xid", "XidRefreshWorker", "XidTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

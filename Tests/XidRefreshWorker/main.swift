@@ -1,19 +1,25 @@
 // A process of the multi-process refresh test (Tests/XidSessionTests/MultiProcessRefreshTests.swift):
 // it shares a FileTokenStorage directory with other processes like it and, in each round the test
-// starts, asks for an access token from many concurrent tasks. It never prints a token.
+// starts, asks for an access token from many concurrent tasks. It never prints a token. The interop test
+// (Tests/XidInteropTests) runs it against glewlwyd, with that provider's UserInfo endpoint as the resource.
 //
-// usage: XidRefreshWorker ISSUER CLIENT_ID REDIRECT_URI STATE_DIR CONTROL_DIR WORKER_INDEX TASKS ROUNDS
+// usage: XidRefreshWorker ISSUER CLIENT_ID REDIRECT_URI STATE_DIR CONTROL_DIR WORKER_INDEX TASKS ROUNDS [RESOURCE_URL]
+//        (RESOURCE_URL, where each round's tokens are tried: ISSUER/resource by default)
 import Foundation
 import Xid
 
 let arguments = ProcessInfo.processInfo.arguments
-guard arguments.count == 9, let tasks = Int(arguments[7]), let rounds = Int(arguments[8]) else {
+guard arguments.count == 9 || arguments.count == 10, let tasks = Int(arguments[7]), let rounds = Int(arguments[8])
+else {
   FileHandle.standardError.write(
-    Data("usage: XidRefreshWorker ISSUER CLIENT_ID REDIRECT_URI STATE_DIR CONTROL_DIR INDEX TASKS ROUNDS\n".utf8))
+    Data(
+      "usage: XidRefreshWorker ISSUER CLIENT_ID REDIRECT_URI STATE_DIR CONTROL_DIR INDEX TASKS ROUNDS [RESOURCE_URL]\n"
+        .utf8))
   exit(2)
 }
 let control = URL(fileURLWithPath: arguments[5], isDirectory: true)
 let index = arguments[6]
+let resource = URL(string: arguments.count == 10 ? arguments[9] : arguments[1] + "/resource")!
 let transport = URLSessionTransport(timeout: .seconds(20))
 let xid = try Xid(
   configuration: XidConfiguration(
@@ -55,14 +61,19 @@ for round in 1...rounds {
   // Each distinct token must be accepted by the provider's protected resource right now.
   var statuses: [JSONValue] = []
   for token in tokens {
-    var request = HTTPRequest(url: URL(string: arguments[1] + "/resource")!)
+    var request = HTTPRequest(url: resource)
     request.headers["Authorization"] = "Bearer " + token
     let status = (try? await transport.send(request).status) ?? 0
     statuses.append(.int(Int64(status)))
   }
+  // Fingerprints (a truncated SHA-256, never the token) let the test compare tokens across processes.
+  let fingerprints = tokens.map { JSONValue.string(Base64URL.encode(XidCrypto.sha256(Array($0.utf8)).prefix(9))) }
   let report: JSONValue = [
     "distinctTokens": .int(Int64(tokens.count)), "errors": .array(errors.map(JSONValue.string)),
-    "resourceStatuses": .array(statuses),
+    "resourceStatuses": .array(statuses), "tokenFingerprints": .array(fingerprints),
   ]
-  try Data(report.serializedBytes()).write(to: control.appendingPathComponent("done-\(round)-\(index)"))
+  // Written aside and renamed: the test reads a report as soon as its name appears.
+  let temporary = control.appendingPathComponent(".done-\(round)-\(index).tmp")
+  try Data(report.serializedBytes()).write(to: temporary)
+  try FileManager.default.moveItem(at: temporary, to: control.appendingPathComponent("done-\(round)-\(index)"))
 }

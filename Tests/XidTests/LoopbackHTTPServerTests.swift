@@ -265,7 +265,7 @@ struct LoopbackHTTPServerTests {
     #expect(clock.now - start < .seconds(25))
   }
 
-  @Test func stopAfterAnsweringStillSendsTheResponseInProgressAndClosesIdleConnections() async throws {
+  @Test func stopAfterResponsesStillSendsTheResponseInProgressAndClosesIdleConnections() async throws {
     let handlerStarted = Recorder<Bool>()
     let server = try LoopbackHTTPServer { _ in
       await handlerStarted.record(true)
@@ -277,7 +277,7 @@ struct LoopbackHTTPServerTests {
     async let idle = onOwnThread { try RawConnection(port: port, timeout: .seconds(20)).receiveAll() }
     async let reply = rawExchange(port: port, rawRequest(port: port))
     while await handlerStarted.values.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
-    server.stopAfterAnswering()
+    server.stopAfterResponses()
     #expect(try await reply.status == 200)
     #expect(try await reply.body == "signed in")
     // Closed without an answer (or reset, if it was still waiting in the listen backlog).

@@ -2,7 +2,8 @@
 """Sign in (or out) on glewlwyd's own login page with a real, headless Chromium (Selenium WebDriver).
 
 usage: browser-login.py AUTHORIZATION_URL [--username U] [--password P] [--profile DIR] [--timeout S] [--screenshot PNG]
-       browser-login.py --logout END_SESSION_URL --profile DIR [--timeout S] [--screenshot PNG]
+                        [--result FILE]
+       browser-login.py --logout END_SESSION_URL --profile DIR [--timeout S] [--screenshot PNG] [--result FILE]
 
 Sign-in: opens the authorization URL (glewlwyd answers with its login.html), fills #username and #password,
 presses #loginbut, then "Continue", and returns once the browser has loaded the request's redirect_uri: the
@@ -11,7 +12,9 @@ XID_IDP_PASSWORD. With --logout: opens the end_session URL (id_token_hint, post_
 presses "Logout" and waits for post_logout_redirect_uri to load; that needs the session of an earlier sign-in,
 so both runs must use the same --profile (a Chromium user-data directory; default: a fresh one per run).
 Exit status 0 on success; 1 with a message on stderr (and the screenshot, if asked) when a step does not
-happen in time. Needs setup-browser.sh first; re-runs itself with the venv's python.
+happen in time. --result FILE also writes "ok", or "failed: " and the reason, to FILE once Chromium has quit,
+for callers that start this script without waiting for it (Xid's BrowserLauncher.command). Messages never
+show a URL's query (it may carry a code). Needs setup-browser.sh first; re-runs itself with the venv's python.
 """
 import argparse
 import os
@@ -53,11 +56,28 @@ def main():
     ap.add_argument("--profile", help="Chromium user-data directory kept between runs (default: fresh)")
     ap.add_argument("--timeout", type=float, default=30, help="seconds for the whole run (default 30)")
     ap.add_argument("--screenshot", help="write a PNG of the page here when a step fails")
+    ap.add_argument("--result", help='write "ok" or "failed: REASON" here when done')
     args = ap.parse_args()
+    status, message = run(args)
+    print(message, file=sys.stderr)
+    if args.result:
+        with open(args.result + ".tmp", "w") as f:
+            f.write("ok\n" if status == 0 else message.replace("browser-login: FAILED", "failed:", 1) + "\n")
+        os.replace(args.result + ".tmp", args.result)
+    return status
+
+
+def without_query(url):
+    """The URL without its query and fragment, which may carry a code or a token."""
+    return urllib.parse.urlsplit(url)._replace(query="", fragment="").geturl()
+
+
+def run(args):
+    """One browser run: (exit status, message)."""
     param = "post_logout_redirect_uri" if args.logout else "redirect_uri"
     target = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(args.url).query)).get(param)
     if not target:
-        sys.exit(f"browser-login: the URL has no {param}")
+        return 1, f"browser-login: FAILED: the URL has no {param}"
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -73,8 +93,7 @@ def main():
     try:
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     except WebDriverException as e:
-        print(f"browser-login: FAILED to start {CHROMEDRIVER} with {CHROMIUM}: {e.msg}", file=sys.stderr)
-        return 1
+        return 1, f"browser-login: FAILED to start {CHROMEDRIVER} with {CHROMIUM}: {e.msg}"
     ready = time.monotonic()
     step = "the page to open"
     try:
@@ -110,14 +129,12 @@ def main():
         if args.screenshot:
             driver.save_screenshot(args.screenshot)
         reason = type(e).__name__ + (f": {e.msg}" if getattr(e, "msg", None) else "")
-        print(f"browser-login: FAILED waiting for {step} ({reason}); page {driver.current_url}", file=sys.stderr)
-        return 1
+        return 1, f"browser-login: FAILED waiting for {step} ({reason}); page {without_query(driver.current_url)}"
     finally:
         driver.quit()
     now = time.monotonic()
-    print(f"browser-login: {'signed out' if args.logout else 'signed in as ' + args.username} in {now - started:.2f} s"
-          f" (browser start {ready - started:.2f} s, pages {now - ready:.2f} s)", file=sys.stderr)
-    return 0
+    return 0, (f"browser-login: {'signed out' if args.logout else 'signed in as ' + args.username} in "
+               f"{now - started:.2f} s (browser start {ready - started:.2f} s, pages {now - ready:.2f} s)")
 
 
 if __name__ == "__main__":

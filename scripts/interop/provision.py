@@ -4,7 +4,12 @@
 Idempotent (every object is created or replaced): the OIDC plugin "oidc" with the ES256 + RS256 signing
 keys, the public clients xid-es256 and xid-rs256, the user alice with consent granted to both, then the
 env files the tests read. Env: XID_IDP_BASE, XID_IDP_DATA_DIR, XID_IDP_EXTRA_REDIRECT_URIS,
-XID_IDP_EXTRA_POST_LOGOUT_URIS.
+XID_IDP_EXTRA_POST_LOGOUT_URIS, XID_IDP_SHORT_ACCESS_TOKEN_DURATION.
+
+A second instance of the plugin, "oidc-short" (issuer $BASE/api/oidc-short), is the same provider with
+access tokens that live only XID_IDP_SHORT_ACCESS_TOKEN_DURATION seconds (default 5), for tests that need
+many expiries in a short run. glewlwyd sets the duration per plugin instance, not per client; both
+instances serve the same clients, user and consent.
 """
 import base64
 import http.cookiejar
@@ -19,6 +24,8 @@ import urllib.request
 BASE = os.environ["XID_IDP_BASE"]
 DATA = os.environ["XID_IDP_DATA_DIR"]
 ISSUER = BASE + "/api/oidc"
+SHORT_ISSUER = BASE + "/api/oidc-short"
+SHORT_DURATION = int(os.environ.get("XID_IDP_SHORT_ACCESS_TOKEN_DURATION") or 5)
 ADMIN = ("admin", "password")  # created by glewlwyd's schema script
 USER = ("alice", "alice-password-1")
 SCOPES = ["openid", "profile", "email", "offline_access"]
@@ -123,11 +130,12 @@ for scope in SCOPES[1:]:  # openid exists already
 admin.put_or_post("/user", USER[0], {"username": USER[0], "password": USER[1], "name": "Alice Example",
                                      "email": "alice@example.com", "enabled": True, "scope": ["g_profile"] + SCOPES})
 
-plugin = {"module": "oidc", "name": "oidc", "display_name": "OpenID Connect", "enabled": True, "parameters": {
-    "iss": ISSUER, "oauth-as-iss-id": True,  # iss in authorization responses (RFC 9207)
+def oidc_plugin(name, issuer, access_token_duration):
+    return {"module": "oidc", "name": name, "display_name": "OpenID Connect", "enabled": True, "parameters": {
+    "iss": issuer, "oauth-as-iss-id": True,  # iss in authorization responses (RFC 9207)
     "jwks-private": json.dumps(JWKS), "default-kid": "es256-1", "client-sign_kid-parameter": "sign_kid",
     "jwks-show": True, "allowed-scope": SCOPES,
-    "access-token-duration": 3600, "refresh-token-duration": 1209600, "code-duration": 600,
+    "access-token-duration": access_token_duration, "refresh-token-duration": 1209600, "code-duration": 600,
     "refresh-token-rolling": True,
     "refresh-token-one-use": "always",        # rotation on every refresh; reusing a rotated token revokes the chain
     "auth-type-code-enabled": True, "auth-type-code-revoke-replayed": True,  # a replayed code revokes its tokens
@@ -145,9 +153,12 @@ plugin = {"module": "oidc", "name": "oidc", "display_name": "OpenID Connect", "e
     "oauth-par-allowed": True, "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:",
     "name-claim": "on-demand", "name-claim-scope": ["profile"],
     "email-claim": "on-demand", "email-claim-scope": ["email"],
-}}
-if admin.put_or_post("/mod/plugin", "oidc", plugin):
-    admin.call("PUT", "/mod/plugin/oidc/reset")
+    }}
+
+
+for name, issuer, duration in (("oidc", ISSUER, 3600), ("oidc-short", SHORT_ISSUER, SHORT_DURATION)):
+    if admin.put_or_post("/mod/plugin", name, oidc_plugin(name, issuer, duration)):
+        admin.call("PUT", f"/mod/plugin/{name}/reset")
 
 clients = {"xid-es256": {}, "xid-rs256": {"sign_kid": "rs256-1"}}  # sign_kid picks the RS256 key for that client
 for client_id, extra in clients.items():
@@ -169,6 +180,7 @@ env = {
     "XID_IDP_USERNAME": USER[0], "XID_IDP_PASSWORD": USER[1],
     "XID_IDP_REDIRECT_URI": REDIRECT_URIS[1], "XID_IDP_BROWSER_REDIRECT_URI": REDIRECT_URIS[0],
     "XID_IDP_POST_LOGOUT_REDIRECT_URI": POST_LOGOUT_URIS[0],
+    "XID_IDP_SHORT_ISSUER": SHORT_ISSUER, "XID_IDP_SHORT_ACCESS_TOKEN_DURATION": str(SHORT_DURATION),
     "XID_IDP_ADMIN_USERNAME": ADMIN[0], "XID_IDP_ADMIN_PASSWORD": ADMIN[1], "XID_IDP_DATA_DIR": DATA,
 }
 with open(f"{DATA}/env", "w") as f:

@@ -97,11 +97,12 @@ package final class LoopbackHTTPServer: Sendable {
   /// Stops the server like ``stop()``, except that responses being prepared or written are still
   /// sent (a handler still running has ``Limits/writeTimeout`` to answer): a redirect listener that
   /// stops as soon as its handler accepted the redirect still shows the browser its page.
-  package func stopAfterAnswering() { core.stopAfterAnswering() }
+  package func stopAfterResponses() { core.stopAfterResponses() }
 
-  /// Returns once ``stop()`` has closed the listener and every connection, so the port is free.
+  /// Returns once ``stop()`` or ``stopAfterResponses()`` has closed the listener and every
+  /// connection, so the port is free.
   ///
-  /// Waits until someone calls ``stop()``.
+  /// Waits until someone calls ``stop()`` or ``stopAfterResponses()``.
   package func waitUntilStopped() async { await core.waitUntilStopped() }
 
   deinit { core.stop() }

@@ -53,7 +53,7 @@ final class LoopbackServerCore: @unchecked Sendable {
   /// Closes the listener and every connection that is not answering a request soon after; those
   /// that are close once their response is written. Idempotent; callable from any thread; never
   /// blocks.
-  func stopAfterAnswering() {
+  func stopAfterResponses() {
     queue.async {
       self.closeListener()
       for connection in self.connections.values { connection.closeUnlessAnswering() }

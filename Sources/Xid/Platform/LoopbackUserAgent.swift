@@ -99,9 +99,10 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
   }
 
   func finish() async {
-    // The redirect's handler may still be answering: the browser gets its page before the close.
-    server.stopAfterAnswering()
     await inbox.cancel()
+    // The browser that brought the redirect must still get the completion page: stop once it is sent.
+    server.stopAfterResponses()
+    await server.waitUntilStopped()
   }
 }
 

@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import Xid
+
+/// One test's Xid against glewlwyd: public API only, a real `URLSession` transport, and a
+/// ``FileTokenStorage`` in a temporary directory that is removed with the fixture.
+struct InteropFixture {
+  let environment: InteropEnvironment
+  let glewlwyd: Glewlwyd
+  let clientID: String
+  let issuer: URL
+  let directory: TemporaryDirectory
+  let storage: FileTokenStorage
+  let logger = RecordingLogger()
+  let user: GlewlwydUser
+  let configuration: XidConfiguration
+  let xid: Xid
+
+  init(
+    clientID: String? = nil, issuer: URL? = nil, redirectURI: URL? = nil, expiryLeeway: TimeInterval = 60,
+    userAgent: (any AuthorizationUserAgent)? = nil
+  ) throws {
+    let environment = try InteropEnvironment.require()
+    self.environment = environment
+    glewlwyd = Glewlwyd(environment)
+    self.clientID = clientID ?? environment.clientES256
+    self.issuer = issuer ?? environment.issuer
+    directory = try TemporaryDirectory()
+    storage = try FileTokenStorage(directory: directory.url.appendingPathComponent("state", isDirectory: true))
+    user = GlewlwydUser(glewlwyd)
+    configuration = XidConfiguration(
+      issuer: self.issuer, clientId: self.clientID, redirectUri: redirectURI ?? environment.redirectURI,
+      postLogoutRedirectUri: environment.postLogoutRedirectURI, expiryLeeway: expiryLeeway,
+      transport: URLSessionTransport(), logger: logger, userAgent: userAgent ?? user)
+    xid = try Xid(configuration: configuration, storage: storage)
+  }
+
+  /// Another Xid over the same storage, as after a relaunch of the app: nothing in memory.
+  func relaunched() throws -> Xid { try Xid(configuration: configuration, storage: storage) }
+
+  // MARK: - The stored record
+
+  /// The key of the account's stored token record.
+  func recordKey() throws -> String? { try storage.keys(withPrefix: "xid.tokens.").first }
+
+  /// The stored token record's members, or `nil` when nothing is stored.
+  func storedRecord() throws -> [String: JSONValue]? {
+    guard let key = try recordKey(), let text = try storage.load(key: key) else { return nil }
+    return try JSONValue(parsing: text).objectValue
+  }
+
+  /// A string member of the stored record (`refresh_token`, `id_token`, ...).
+  func stored(_ name: String) throws -> String? { try storedRecord()?[name]?.stringValue }
+
+  /// Rewrites one member of the stored record, as a damaged or restored file would have it.
+  func rewriteStored(_ name: String, to value: JSONValue) throws {
+    let key = try #require(try recordKey())
+    var record = try #require(try storedRecord())
+    record[name] = value
+    try storage.save(key: key, value: JSONValue.object(record).serialized())
+  }
+
+  /// Fails the test if a log line contains any of `secrets`.
+  func expectNoSecretsLogged(_ secrets: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    for secret in secrets where !secret.isEmpty {
+      let leaked = logger.messages.contains { $0.contains(secret) }
+      #expect(!leaked, "a log line contains a token", sourceLocation: sourceLocation)
+    }
+  }
+}
+
+/// A private temporary directory, removed when the last reference goes.
+final class TemporaryDirectory: Sendable {
+  let url: URL
+
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "xid-interop-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(
+      at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+  }
+
+  deinit { try? FileManager.default.removeItem(at: url) }
+}
