@@ -92,24 +92,6 @@ static inline int xid_pkey_get_bn(const EVP_PKEY *pkey, const char *name, unsign
   return r;
 }
 
-/// DER-encodes an ECDSA signature given as raw r || s (each `half` bytes). Returns the DER length, or
-/// -1. `*der` must be released with OPENSSL_free.
-static inline int xid_ecdsa_raw_to_der(const unsigned char *raw, size_t half, unsigned char **der) {
-  ECDSA_SIG *sig = ECDSA_SIG_new();
-  BIGNUM *r = BN_bin2bn(raw, (int)half, NULL);
-  BIGNUM *s = BN_bin2bn(raw + half, (int)half, NULL);
-  if (sig == NULL || r == NULL || s == NULL || ECDSA_SIG_set0(sig, r, s) != 1) {
-    BN_free(r);
-    BN_free(s);
-    ECDSA_SIG_free(sig);
-    return -1;
-  }
-  *der = NULL;
-  int len = i2d_ECDSA_SIG(sig, der);
-  ECDSA_SIG_free(sig);
-  return len;
-}
-
 /// Converts a DER ECDSA signature to raw r || s, each left-padded to `half` bytes. Returns 1 on success.
 static inline int xid_ecdsa_der_to_raw(const unsigned char *der, long der_len, unsigned char *raw, int half) {
   const unsigned char *p = der;

@@ -92,7 +92,8 @@ struct JSONParser {
     try enter()
     defer { depth -= 1 }
     position += 1
-    var members: [String: JSONValue] = [:]
+    // Headers and claims sets have a few to a few dozen members; start with room for the usual.
+    var members = [String: JSONValue](minimumCapacity: 16)
     skipWhitespace()
     if position < input.count, input[position] == UInt8(ascii: "}") {
       position += 1
@@ -263,6 +264,13 @@ struct JSONParser {
       }
       guard skipDigits() > 0 else { throw error("invalid exponent") }
     }
+    // Integers, such as every NumericDate, are read straight from the digits.
+    if isInteger, position - start <= 18 {
+      let negative = input[start] == UInt8(ascii: "-")
+      var value: Int64 = 0
+      for index in (negative ? start + 1 : start)..<position { value = value * 10 + Int64(input[index] - 48) }
+      return .int(negative ? -value : value)
+    }
     let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)
     if isInteger, let value = Int64(text) { return .int(value) }
     guard let value = Double(text), value.isFinite else { throw error("number out of range") }
@@ -282,12 +290,7 @@ struct JSONParser {
 /// Makes a String from bytes only when they are valid UTF-8 (never repairing them).
 func validatedUTF8String(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
   // ASCII, the common case in tokens, is valid UTF-8 by construction.
-  var isASCII = true
-  for byte in utf8 where byte >= 0x80 {
-    isASCII = false
-    break
-  }
-  if isASCII { return String(decoding: utf8, as: UTF8.self) }
+  if !utf8.contains(where: { $0 >= 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
   var iterator = utf8.makeIterator()
   var decoder = UTF8()
   var scalars = String.UnicodeScalarView()

@@ -50,43 +50,58 @@ public struct JWTClaims: Sendable, Hashable {
   /// Reads claims from a JSON object. See ``init(payload:)``.
   public init(raw: [String: JSONValue]) throws {
     self.raw = raw
-    issuer = try Self.string("iss", raw)
-    subject = try Self.string("sub", raw)
-    switch raw["aud"] {
-    case nil: audience = []
-    case .string(let single)?: audience = [single]
-    case .array(let many)?:
-      audience = many.compactMap(\.stringValue)
-      guard audience.count == many.count else {
-        throw XidError(.invalidClaims, "the JWT claim \"aud\" must be a string or an array of strings")
+    var issuer: String?, subject: String?, jwtID: String?, nonce: String?, authorizedParty: String?
+    var accessTokenHash: String?, codeHash: String?, sessionID: String?
+    var expiresAt: Date?, notBefore: Date?, issuedAt: Date?, authTime: Date?
+    var audience: [String] = []
+    // One pass over the members, matching names, instead of a hashed lookup per known claim: this is
+    // on the path of every token verification.
+    for (name, value) in raw {
+      switch name {
+      case "iss": issuer = try Self.string(name, value)
+      case "sub": subject = try Self.string(name, value)
+      case "aud": audience = try Self.audience(value)
+      case "exp": expiresAt = try Self.date(name, value)
+      case "nbf": notBefore = try Self.date(name, value)
+      case "iat": issuedAt = try Self.date(name, value)
+      case "jti": jwtID = try Self.string(name, value)
+      case "nonce": nonce = try Self.string(name, value)
+      case "azp": authorizedParty = try Self.string(name, value)
+      case "at_hash": accessTokenHash = try Self.string(name, value)
+      case "c_hash": codeHash = try Self.string(name, value)
+      case "auth_time": authTime = try Self.date(name, value)
+      case "sid": sessionID = try Self.string(name, value)
+      default: continue
       }
-    default: throw XidError(.invalidClaims, "the JWT claim \"aud\" must be a string or an array of strings")
     }
-    expiresAt = try Self.date("exp", raw)
-    notBefore = try Self.date("nbf", raw)
-    issuedAt = try Self.date("iat", raw)
-    jwtID = try Self.string("jti", raw)
-    nonce = try Self.string("nonce", raw)
-    authorizedParty = try Self.string("azp", raw)
-    accessTokenHash = try Self.string("at_hash", raw)
-    codeHash = try Self.string("c_hash", raw)
-    authTime = try Self.date("auth_time", raw)
-    sessionID = try Self.string("sid", raw)
+    (self.issuer, self.subject, self.audience, self.jwtID, self.nonce) = (issuer, subject, audience, jwtID, nonce)
+    (self.authorizedParty, self.accessTokenHash, self.codeHash, self.sessionID) =
+      (authorizedParty, accessTokenHash, codeHash, sessionID)
+    (self.expiresAt, self.notBefore, self.issuedAt, self.authTime) = (expiresAt, notBefore, issuedAt, authTime)
   }
 
   /// The claim named `name`, as JSON.
   public subscript(name: String) -> JSONValue? { raw[name] }
 
-  private static func string(_ name: String, _ raw: [String: JSONValue]) throws -> String? {
-    guard let value = raw[name] else { return nil }
-    guard let string = value.stringValue else {
+  private static func string(_ name: String, _ value: JSONValue) throws -> String {
+    guard case .string(let string) = value else {
       throw XidError(.invalidClaims, "the JWT claim \"\(name)\" must be a string")
     }
     return string
   }
 
-  private static func date(_ name: String, _ raw: [String: JSONValue]) throws -> Date? {
-    guard let value = raw[name] else { return nil }
+  private static func audience(_ value: JSONValue) throws -> [String] {
+    switch value {
+    case .string(let single): return [single]
+    case .array(let many):
+      let audience = many.compactMap(\.stringValue)
+      if audience.count == many.count { return audience }
+    default: break
+    }
+    throw XidError(.invalidClaims, "the JWT claim \"aud\" must be a string or an array of strings")
+  }
+
+  private static func date(_ name: String, _ value: JSONValue) throws -> Date {
     guard let seconds = value.doubleValue, seconds.isFinite else {
       throw XidError(.invalidClaims, "the JWT claim \"\(name)\" must be a number of seconds since 1970 (NumericDate)")
     }

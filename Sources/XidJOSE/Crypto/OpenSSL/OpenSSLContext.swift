@@ -99,4 +99,36 @@
       return body(copy)
     }
   }
+
+  /// A prepared one-shot verification (`EVP_DigestVerifyInit_ex` done once), copied for each
+  /// signature: Ed25519 has no separate digest, and OpenSSL 3 looks the algorithm up again on every
+  /// init, which costs more than the copy.
+  final class OpenSSLDigestVerifyTemplate: @unchecked Sendable {
+    // Never used directly after init; only copied, which reads it.
+    private let context: OpaquePointer
+
+    init?(key: OpenSSLKey) {
+      guard let context = EVP_MD_CTX_new() else { return nil }
+      self.context = context
+      guard EVP_DigestVerifyInit_ex(context, nil, nil, nil, nil, key.pointer, nil) == 1 else {
+        OpenSSL.clearErrors()
+        return nil
+      }
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Whether `signature` verifies over `message`.
+    func verify(_ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer) -> Bool {
+      guard let copy = EVP_MD_CTX_new() else { return false }
+      defer { EVP_MD_CTX_free(copy) }
+      guard EVP_MD_CTX_copy_ex(copy, context) == 1 else {
+        OpenSSL.clearErrors()
+        return false
+      }
+      return EVP_DigestVerify(
+        copy, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+        message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1
+    }
+  }
 #endif

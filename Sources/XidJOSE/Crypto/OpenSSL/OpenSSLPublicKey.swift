@@ -12,7 +12,7 @@
     private enum Kind {
       case p256(OpenSSLOperationTemplate)
       case rsa(pkcs1: OpenSSLOperationTemplate, pss: OpenSSLOperationTemplate)
-      case ed25519
+      case ed25519(OpenSSLDigestVerifyTemplate)
     }
 
     private init(key: OpenSSLKey, kind: Kind) {
@@ -57,7 +57,11 @@
         OpenSSL.clearErrors()
         throw XidError(.invalidKey, "OpenSSL rejected the Ed25519 JWK public key")
       }
-      return PlatformPublicKey(key: OpenSSLKey(pointer), kind: .ed25519)
+      let key = OpenSSLKey(pointer)
+      guard let template = OpenSSLDigestVerifyTemplate(key: key) else {
+        throw XidError(.cryptoFailure, "OpenSSL could not prepare Ed25519 verification")
+      }
+      return PlatformPublicKey(key: key, kind: .ed25519(template))
     }
 
     /// Whether `signature` is a valid JWS signature of `algorithm` over `message` with this key.
@@ -73,8 +77,8 @@
         valid = verifyDigest(pkcs1, signature, message)
       case (.rsa(_, let pss), .ps256):
         valid = verifyDigest(pss, signature, message)
-      case (.ed25519, .edDSA):
-        valid = verifyEd25519(signature, message)
+      case (.ed25519(let template), .edDSA):
+        valid = signature.count == 64 && template.verify(signature, message)
       default:
         valid = false
       }
@@ -100,20 +104,10 @@
     ) -> Bool {
       // JWS ES256 signatures are r ‖ s, exactly 64 bytes (RFC 7518 §3.4); OpenSSL wants DER.
       guard signature.count == 64 else { return false }
-      var der: UnsafeMutablePointer<UInt8>? = nil
-      let length = xid_ecdsa_raw_to_der(signature.baseAddress!.assumingMemoryBound(to: UInt8.self), 32, &der)
-      guard length > 0, let der else { return false }
-      defer { CRYPTO_free(der, #fileID, #line) }
-      return verifyDigest(template, UnsafeRawBufferPointer(start: der, count: Int(length)), message)
-    }
-
-    private func verifyEd25519(_ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer) -> Bool {
-      guard signature.count == 64, let context = EVP_MD_CTX_new() else { return false }
-      defer { EVP_MD_CTX_free(context) }
-      guard EVP_DigestVerifyInit_ex(context, nil, nil, nil, nil, key.pointer, nil) == 1 else { return false }
-      return EVP_DigestVerify(
-        context, signature.baseAddress!.assumingMemoryBound(to: UInt8.self), 64,
-        message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count) == 1
+      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ECDSASignatureDER.maximumLength) { der in
+        let length = ECDSASignatureDER.encode(rawP256: signature, into: der)
+        return verifyDigest(template, UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: der[..<length])), message)
+      }
     }
   }
 #endif
