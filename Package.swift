@@ -42,6 +42,17 @@ let package = Package(
       dependencies: ["XidJOSE"],
       path: "Benchmarks/XidBenchmarks"
     ),
+    // getAccessToken() with a token in memory; also prepares the state Benchmarks/cold-start.sh reads.
+    .executableTarget(
+      name: "XidSessionBenchmarks",
+      dependencies: ["Xid", "XidTesting"],
+      path: "Benchmarks/XidSessionBenchmarks"
+    ),
+    // The cold start of a process that reads its token from FileTokenStorage, and the two references
+    // Benchmarks/cold-start.sh times it against (Foundation only; Foundation and FoundationNetworking).
+    .executableTarget(name: "XidColdStart", dependencies: ["Xid"], path: "Benchmarks/XidColdStart"),
+    .executableTarget(name: "BareStart", path: "Benchmarks/BareStart"),
+    .executableTarget(name: "NetStart", path: "Benchmarks/NetStart"),
     // What the test targets share: expectations on XidError.
     .target(name: "XidTestSupport", dependencies: ["XidJOSE"], path: "Tests/XidTestSupport"),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE", "XidTestSupport"]),

@@ -1,0 +1,328 @@
+#!/usr/bin/env bash
+# Times the cold start of a process that reads its access token from FileTokenStorage, against a bare
+# Swift process that only starts Foundation. Goal: XidColdStart at most 5 ms above BareStart.
+#
+#   Benchmarks/cold-start.sh [--runs N] [--rounds R] [--warmup W] [--steps K] [--no-static]
+#                            [--python-timer] [--skip-build] [--write docs/performance.md]
+#
+# 1. builds, in release mode, XidSessionBenchmarks (only to prepare the state), XidColdStart,
+#    BareStart and NetStart; then XidColdStart, BareStart and NetStart again with
+#    --static-swift-stdlib in .build/static-stdlib (the Swift runtime and Foundation linked into the
+#    binary; the system libcurl and its libraries stay shared, and linking FoundationNetworking
+#    statically needs libcurl's development files, libcurl4-openssl-dev on Debian: without them the
+#    static variant is skipped with a message);
+# 2. signs in against the in-memory TestProvider and stores the tokens in a FileTokenStorage
+#    directory (`XidSessionBenchmarks --prepare-cold-start DIR`; the access token lives a day), and
+#    checks that every program answers as it should (XidColdStart the token's length, the others the
+#    record file's size);
+# 3. times whole runs of five programs per build, with hyperfine (-N: no shell; W warm-ups) when it
+#    is installed (unless --python-timer), else with a Python loop that interleaves the programs run
+#    by run (fork and exec from Python add a constant to every program alike):
+#
+#      BareStart FILE                          imports Foundation, reads the record file, prints its size
+#      NetStart FILE                           the same, also linking FoundationNetworking
+#      XidColdStart --read-only FILE           the same from XidColdStart's binary: Xid linked, unused
+#      XidColdStart --transport none DIR       Xid's work, without creating a URLSession
+#      XidColdStart DIR                        what a program does: Xid with its default configuration
+#
+#    R rounds of N runs of each (by default 20 × 10, after W = 3 warm-ups per round), the programs'
+#    order rotating between rounds; the medians are over all R × N runs. Many short rounds rather than
+#    a few long ones: on a shared virtual machine the same program's median moves by ±1.5 ms from one
+#    batch of 60 runs to the next, and in long batches that drift lands on whichever program ran then.
+#    (The Python loop interleaves the programs run by run, which is better still.) Consecutive
+#    differences split XidColdStart's cost above BareStart into: loading FoundationNetworking (and
+#    libcurl), loading the rest of Xid's binary, Xid's own work, and creating the URLSession;
+# 4. runs `XidColdStart --steps DIR` K times per build and reports the median CPU time before `main`
+#    and the median wall-clock time of each step in the process;
+# 5. prints the table, the goal status and the machine facts.
+#
+# --write FILE replaces the part of FILE between the lines "<!-- cold-start results: begin -->" and
+# "<!-- cold-start results: end -->" with the tables and machine facts (both lines must be there).
+#
+# Exit status: 0 when everything ran, whatever the figures (the script reports; it does not gate);
+# non-zero when a build, the preparation, a check or a timing fails. Raw outputs are kept in
+# Benchmarks/results/ (ignored by git); the state directory is removed at the end.
+
+set -euo pipefail
+
+runs=10
+rounds=20
+warmup=3
+step_runs=20
+static=1
+python_timer=0
+skip_build=0
+write_path=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --runs) runs="${2:?--runs needs a value}"; shift 2 ;;
+    --rounds) rounds="${2:?--rounds needs a value}"; shift 2 ;;
+    --warmup) warmup="${2:?--warmup needs a value}"; shift 2 ;;
+    --steps) step_runs="${2:?--steps needs a value}"; shift 2 ;;
+    --no-static) static=0; shift ;;
+    --python-timer) python_timer=1; shift ;;
+    --skip-build) skip_build=1; shift ;;
+    --write) write_path="${2:?--write needs a path}"; shift 2 ;;
+    -h | --help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "cold-start.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+for value in "$runs" "$rounds" "$step_runs"; do
+  [[ "$value" =~ ^[1-9][0-9]*$ ]] || { echo "cold-start.sh: --runs, --rounds and --steps need positive whole numbers" >&2; exit 2; }
+done
+[[ "$warmup" =~ ^[0-9]+$ ]] || { echo "cold-start.sh: --warmup needs a whole number" >&2; exit 2; }
+
+die() { echo "cold-start.sh: $*" >&2; exit 1; }
+
+package_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$package_root"
+results_dir="Benchmarks/results"
+mkdir -p "$results_dir"
+stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+raw_prefix="$results_dir/cold-start-$stamp"
+static_scratch=".build/static-stdlib"
+goal_ms=5
+
+command -v swift >/dev/null || die "swift is not installed"
+command -v python3 >/dev/null || die "python3 is needed for the statistics"
+
+# --- Build ------------------------------------------------------------------------------------------
+# The static build needs libcurl's development files (libcurl.so), since FoundationNetworking's static
+# library links the system libcurl.
+has_curl_dev() { ldconfig -p 2>/dev/null | grep -qE '[[:space:]]libcurl\.so[[:space:]]'; }
+static_note=""
+if [[ $static -eq 1 ]] && ! has_curl_dev; then
+  static=0
+  static_note="static variant skipped: --static-swift-stdlib needs libcurl's development files (apt-get install -y libcurl4-openssl-dev)"
+  echo "cold-start.sh: $static_note" >&2
+fi
+if [[ $skip_build -eq 0 ]]; then
+  for product in XidSessionBenchmarks XidColdStart BareStart NetStart; do
+    echo "== swift build -c release --product $product" >&2
+    swift build -c release --product "$product" >&2 || die "the release build of $product failed"
+  done
+  if [[ $static -eq 1 ]]; then
+    for product in XidColdStart BareStart NetStart; do
+      echo "== swift build -c release --static-swift-stdlib --scratch-path $static_scratch --product $product" >&2
+      swift build -c release --static-swift-stdlib --scratch-path "$static_scratch" --product "$product" >&2 \
+        || die "the static release build of $product failed"
+    done
+  fi
+fi
+dynamic_bin="$(swift build -c release --show-bin-path)"
+builds=(dynamic)
+bins=("$dynamic_bin")
+if [[ $static -eq 1 ]]; then
+  builds+=(static)
+  bins+=("$(swift build -c release --static-swift-stdlib --scratch-path "$static_scratch" --show-bin-path)")
+fi
+for bin in "${bins[@]}"; do
+  for product in XidColdStart BareStart NetStart; do
+    [[ -x "$bin/$product" ]] || die "$bin/$product is missing; run without --skip-build"
+  done
+done
+[[ -x "$dynamic_bin/XidSessionBenchmarks" ]] || die "$dynamic_bin/XidSessionBenchmarks is missing; run without --skip-build"
+
+# --- State ------------------------------------------------------------------------------------------
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+state="$work/state"
+record="$("$dynamic_bin/XidSessionBenchmarks" --prepare-cold-start "$state")" || die "preparing the state failed"
+[[ -f "$record" ]] || die "the prepared record $record is missing"
+record_size="$(stat -c %s "$record")"
+
+# The five programs of a build, as name|command (the record's path and the directory contain no '|').
+programs() {
+  local bin="$1"
+  echo "BareStart|$bin/BareStart $record"
+  echo "NetStart|$bin/NetStart $record"
+  echo "XidColdStart --read-only|$bin/XidColdStart --read-only $record"
+  echo "XidColdStart --transport none|$bin/XidColdStart --transport none $state"
+  echo "XidColdStart|$bin/XidColdStart $state"
+}
+
+# Every program must answer, and correctly, before it is timed.
+for index in "${!builds[@]}"; do
+  while IFS='|' read -r name command; do
+    output="$($command)" || die "${builds[$index]} $name failed"
+    case "$name" in
+      "XidColdStart" | "XidColdStart --transport none")
+        [[ "$output" =~ ^[1-9][0-9]*$ ]] || die "${builds[$index]} $name printed '$output', not a token length" ;;
+      *)
+        [[ "$output" == "$record_size" ]] || die "${builds[$index]} $name printed '$output', not the file size $record_size" ;;
+    esac
+  done < <(programs "${bins[$index]}")
+done
+
+# --- Machine state ----------------------------------------------------------------------------------
+cpu_sample() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6, $9; exit }' /proc/stat; }
+cores="$(nproc)"
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+read -r busy0 idle0 steal0 < <(cpu_sample)
+
+# --- Timing -----------------------------------------------------------------------------------------
+# Each timing writes one JSON file per build and round: {"results": [{"command": name, "times": [s…]}]}
+# (hyperfine's --export-json format, which the Python loop imitates).
+use_hyperfine=0
+if [[ $python_timer -eq 0 ]] && command -v hyperfine >/dev/null; then use_hyperfine=1; fi
+if [[ $use_hyperfine -eq 1 ]]; then
+  timer="hyperfine $(hyperfine --version | awk '{ print $2 }') (-N, $warmup warm-ups)"
+else
+  timer="a Python loop (fork and exec from Python, $warmup warm-ups)"
+fi
+for index in "${!builds[@]}"; do
+  build="${builds[$index]}"
+  mapfile -t lines < <(programs "${bins[$index]}")
+  for ((round = 1; round <= rounds; round++)); do
+    # Rotate the order, so that no program always runs first or after the same one.
+    ordered=()
+    for ((k = 0; k < ${#lines[@]}; k++)); do ordered+=("${lines[$(((k + round - 1) % ${#lines[@]}))]}"); done
+    json="$raw_prefix-$build-round$round.json"
+    echo "== $build, round $round/$rounds: $runs runs of each program" >&2
+    if [[ $use_hyperfine -eq 1 ]]; then
+      args=()
+      for line in "${ordered[@]}"; do args+=(-n "${line%%|*}" "${line#*|}"); done
+      hyperfine -N --style basic --warmup "$warmup" --runs "$runs" --export-json "$json" "${args[@]}" \
+        >>"$raw_prefix-hyperfine.txt" 2>&1 || die "hyperfine failed (see $raw_prefix-hyperfine.txt)"
+    else
+      printf '%s\n' "${ordered[@]}" >"$work/programs"
+      python3 - "$runs" "$warmup" "$json" "$work/programs" <<'PY' || die "the timing loop failed"
+import json, shlex, subprocess, sys, time
+runs, warmup, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+programs = [line.rstrip("\n").split("|", 1) for line in open(sys.argv[4]) if line.strip()]
+times = {name: [] for name, _ in programs}
+for i in range(warmup + runs):
+    for name, command in programs:  # interleaved: every program sees the same machine conditions
+        start = time.perf_counter()
+        subprocess.run(shlex.split(command), stdout=subprocess.DEVNULL, check=True)
+        if i >= warmup:
+            times[name].append(time.perf_counter() - start)
+json.dump({"results": [{"command": name, "times": times[name]} for name, _ in programs]}, open(path, "w"))
+PY
+    fi
+  done
+  echo "== $build: $step_runs runs of XidColdStart --steps" >&2
+  for ((k = 0; k < step_runs; k++)); do
+    "${bins[$index]}/XidColdStart" --steps "$state" 2>>"$raw_prefix-$build-steps.txt" >/dev/null \
+      || die "XidColdStart --steps failed"
+  done
+done
+
+read -r busy1 idle1 steal1 < <(cpu_sample)
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+read -r busy_pct steal_pct < <(awk -v b="$((busy1 - busy0))" -v i="$((idle1 - idle0))" -v s="$((steal1 - steal0))" '
+  BEGIN { t = b + i + s; if (t <= 0) t = 1; printf "%.0f %.1f\n", 100 * b / t, 100 * s / t }')
+
+# --- Results ----------------------------------------------------------------------------------------
+cpu_model="$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+virtualised="$(grep -qw hypervisor /proc/cpuinfo && echo "virtual machine" || echo "bare metal")"
+machine="$cpu_model, $cores cores, $virtualised; $(uname -sr); $(swift --version 2>&1 | head -n1)"
+state_line="load average $load_before before and $load_after after; CPU ${busy_pct}% busy overall during the runs, the measured processes included (one at a time); steal ${steal_pct}%"
+libraries=""
+for index in "${!builds[@]}"; do
+  counts=""
+  for product in BareStart NetStart XidColdStart; do
+    counts="$counts${counts:+, }$product $(ldd "${bins[$index]}/$product" | grep -c '=>')"
+  done
+  libraries="$libraries${libraries:+; }${builds[$index]}: $counts"
+done
+
+python3 - "$raw_prefix" "$goal_ms" "$rounds" "$runs" "$timer" "$machine" "$state_line" "$libraries" \
+  "$static_note" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$write_path" "${builds[@]}" <<'PY'
+import glob, json, re, statistics, sys
+(prefix, goal, rounds, runs, timer, machine, state_line, libraries, static_note, date, write_path) = sys.argv[1:12]
+builds = sys.argv[12:]
+goal = float(goal)
+names = ["BareStart", "NetStart", "XidColdStart --read-only", "XidColdStart --transport none", "XidColdStart"]
+
+def ms(values):
+    return statistics.median(values) * 1000
+
+medians, spreads = {}, {}
+for build in builds:
+    pooled = {name: [] for name in names}
+    for path in sorted(glob.glob(f"{prefix}-{build}-round*.json")):
+        for result in json.load(open(path))["results"]:
+            pooled[result["command"]].extend(result["times"])
+    for name in names:
+        values = sorted(pooled[name])
+        medians[build, name] = ms(values)
+        # The middle 80 % of the runs, as a spread.
+        spreads[build, name] = (values[int(0.1 * (len(values) - 1))] * 1000, values[int(0.9 * (len(values) - 1))] * 1000)
+
+steps = {}
+for build in builds:
+    fields = {}
+    for line in open(f"{prefix}-{build}-steps.txt"):
+        for key, value in re.findall(r"(\w+)_ms=([0-9.]+)", line):
+            fields.setdefault(key, []).append(float(value))
+    steps[build] = {key: statistics.median(values) for key, values in fields.items()}
+
+def f(x):
+    return f"{x:.1f}"
+
+def g(x):
+    return f"{x:+.1f}"
+
+lines = []
+out = lines.append
+out("| Program | " + " | ".join(f"{b} median ms (p10–p90)" for b in builds) + " |")
+out("|---|" + "--:|" * len(builds))
+for name in names:
+    cells = [f"{f(medians[b, name])} ({f(spreads[b, name][0])}–{f(spreads[b, name][1])})" for b in builds]
+    out(f"| `{name}` | " + " | ".join(cells) + " |")
+out("")
+out("| Part of XidColdStart above BareStart | " + " | ".join(f"{b} ms" for b in builds) + " |")
+out("|---|" + "--:|" * len(builds))
+parts = [
+    ("Loading FoundationNetworking and libcurl (`NetStart` − `BareStart`)", "NetStart", "BareStart"),
+    ("Loading the rest of Xid's binary (`--read-only` − `NetStart`)", "XidColdStart --read-only", "NetStart"),
+    ("Xid's own work (`--transport none` − `--read-only`)", "XidColdStart --transport none", "XidColdStart --read-only"),
+    ("Creating the URLSession (`XidColdStart` − `--transport none`)", "XidColdStart", "XidColdStart --transport none"),
+]
+for label, a, b in parts:
+    out(f"| {label} | " + " | ".join(g(medians[x, a] - medians[x, b]) for x in builds) + " |")
+totals = {b: medians[b, "XidColdStart"] - medians[b, "BareStart"] for b in builds}
+out("| **XidColdStart − BareStart** | " + " | ".join(f"**{g(totals[b])}**" for b in builds) + " |")
+out(f"| Goal: at most {goal:.0f} ms | " + " | ".join(
+    ("PASS" if totals[b] <= goal else f"MISSED by {totals[b] - goal:.1f} ms") for b in builds) + " |")
+out("")
+step_names = [("cpu_before_main", "CPU time before `main` (loading, relocation, initialisers)"),
+              ("configuration", "`XidConfiguration(…)` (creates the URLSessionTransport)"),
+              ("storage", "`FileTokenStorage(directory:)`"),
+              ("xid", "`Xid(configuration:storage:)`"),
+              ("getAccessToken", "`getAccessToken()` (engine, storage key, file read, JSON decode)"),
+              ("output", "`print` of the length"),
+              ("cpu_total", "CPU time at the end of `main`")]
+out("| `XidColdStart --steps` (median of the runs) | " + " | ".join(f"{b} ms" for b in builds) + " |")
+out("|---|" + "--:|" * len(builds))
+for key, label in step_names:
+    out(f"| {label} | " + " | ".join(f"{steps[b].get(key, float('nan')):.2f}" for b in builds) + " |")
+out("")
+facts = [
+    f"Date: {date}; {rounds} rounds × {runs} runs of each program per build, timed with {timer}",
+    f"Machine: {machine}",
+    f"Shared libraries loaded: {libraries}",
+    f"State: {state_line}",
+]
+if static_note:
+    facts.append(static_note)
+for fact in facts:
+    out(f"- {fact}")
+text = "\n".join(lines)
+print()
+print(text)
+print(f"\nraw: {prefix}-*")
+
+if write_path:
+    begin, end = "<!-- cold-start results: begin -->", "<!-- cold-start results: end -->"
+    document = open(write_path).read().split("\n")
+    if begin not in document or end not in document or document.index(begin) > document.index(end):
+        sys.exit(f"cold-start.sh: {write_path} has no '{begin}' … '{end}' lines to write between")
+    i, j = document.index(begin), document.index(end)
+    regenerate = "Regenerate with `Benchmarks/cold-start.sh --runs {} --rounds {}{} --write {}`.".format(
+        runs, rounds, "" if len(builds) > 1 else " --no-static", write_path)
+    document[i + 1:j] = ["", regenerate, "", text, ""]
+    open(write_path, "w").write("\n".join(document))
+    print(f"wrote {write_path}", file=sys.stderr)
+PY
