@@ -142,8 +142,9 @@ private actor LoopbackInbox {
     }
   }
 
+  /// Ends the wait: the task that waits was cancelled, or the sign-in is over.
   func cancel() {
-    fail(XidError(.userCancelled, "the sign-in was cancelled"))
+    fail(XidError(.cancelled, "the sign-in was cancelled before the browser came back"))
   }
 
   private func fail(_ error: XidError) {
