@@ -155,11 +155,21 @@ public final class Xid: Sendable {
   ///
   /// - Throws: ``XidError/Code/signInRequired``, ``XidError/Code/sessionExpired`` (sign the user in
   ///   again), or ``XidError/Code/networkFailure`` and ``XidError/Code/storageLocked`` (try later).
-  public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
-    let engine = try engine()
-    if !forceRefresh, let token = engine.account.usableAccessTokenFromMemory() { return token }
-    return try await engine.account.validRecord(force: forceRefresh).accessToken
-  }
+  ///
+  /// With a valid token in memory it returns without leaving the caller's actor (Swift 6.2 and later).
+  #if compiler(>=6.2)
+    nonisolated(nonsending) public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
+      let engine = try engine()
+      if !forceRefresh, let token = engine.account.usableAccessTokenFromMemory() { return token }
+      return try await engine.account.validRecord(force: forceRefresh).accessToken
+    }
+  #else
+    public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
+      let engine = try engine()
+      if !forceRefresh, let token = engine.account.usableAccessTokenFromMemory() { return token }
+      return try await engine.account.validRecord(force: forceRefresh).accessToken
+    }
+  #endif
 
   /// The user's claims from the provider's UserInfo endpoint (checked to be about the same `sub`).
   public func userInfo() async throws -> UserInfo {

@@ -172,6 +172,21 @@ struct AccountSessionTests {
     #expect(try storage.load(key: "xid.tokens.test") != nil)
   }
 
+  @Test func storageKeysSeparateIssuersClientsAndAccountsAndAreSafeFileNames() {
+    let keys = [
+      TokenRecord.storageKey(issuer: "https://op.example", clientID: "c", account: "default"),
+      TokenRecord.storageKey(issuer: "https://op.example", clientID: "c", account: "work"),
+      TokenRecord.storageKey(issuer: "https://op.example", clientID: "d", account: "default"),
+      TokenRecord.storageKey(issuer: "https://op.example/", clientID: "c", account: "default"),
+    ]
+    #expect(Set(keys).count == keys.count)
+    #expect(keys[0] == TokenRecord.storageKey(issuer: "https://op.example", clientID: "c", account: "default"))
+    for key in keys {
+      #expect(key.hasPrefix("xid.tokens.") && key.count == 27)
+      #expect(key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." })
+    }
+  }
+
   @Test func theRecordRoundTripsAndItsDescriptionShowsNoToken() throws {
     var record = Self.record(expiresIn: 10)
     record.idToken = "header.payload.sig"

@@ -56,13 +56,28 @@ public struct URLSessionTransport: HTTPTransport {
 }
 
 /// The `URLSession` of a ``URLSessionTransport`` and the delegate that drives its tasks. The session is
+/// made on the first request (a program that only reads a stored token never pays for one) and
 /// invalidated when the last copy of the transport goes away (a session keeps its delegate alive
 /// until it is invalidated).
-final class URLSessionTransportSession: Sendable {
-  private let urlSession: URLSession
-  private let delegate: URLSessionTransportDelegate
+final class URLSessionTransportSession: @unchecked Sendable {
+  // `made` is only touched while `lock` is held; URLSession itself is thread-safe.
+  private let lock = NSLock()
+  private var made: URLSession?
+  private let timeout: Duration
+  private let delegate = URLSessionTransportDelegate()
 
-  init(timeout: Duration) {
+  init(timeout: Duration) { self.timeout = timeout }
+
+  private var urlSession: URLSession {
+    lock.withLock {
+      if let made { return made }
+      let session = Self.makeSession(timeout: timeout, delegate: delegate)
+      made = session
+      return session
+    }
+  }
+
+  private static func makeSession(timeout: Duration, delegate: URLSessionTransportDelegate) -> URLSession {
     let configuration = URLSessionConfiguration.ephemeral
     configuration.httpCookieStorage = nil
     configuration.httpCookieAcceptPolicy = .never
@@ -72,11 +87,10 @@ final class URLSessionTransportSession: Sendable {
     configuration.urlCredentialStorage = nil
     configuration.timeoutIntervalForRequest = timeout.timeInterval
     configuration.timeoutIntervalForResource = timeout.timeInterval
-    delegate = URLSessionTransportDelegate()
-    urlSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
   }
 
-  deinit { urlSession.finishTasksAndInvalidate() }
+  deinit { made?.finishTasksAndInvalidate() }
 
   func send(_ request: HTTPRequest, timeout: Duration, maxResponseSize: Int) async throws -> HTTPResponse {
     let host = request.url.hostForErrors

@@ -21,9 +21,17 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
 
   /// The storage key of an account's record: derived from issuer, client and account, and safe as a
   /// file name.
+  ///
+  /// The key only tells apart accounts the app itself configures, so a 64-bit FNV-1a hash serves, and
+  /// reading a stored token never has to start the crypto library (a process's cold start matters on
+  /// this path).
   static func storageKey(issuer: String, clientID: String, account: String) -> String {
-    let digest = XidCrypto.sha256(Array("\(issuer)\n\(clientID)\n\(account)".utf8))
-    return "xid.tokens." + Base64URL.encode(digest.prefix(18))
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in "\(issuer)\n\(clientID)\n\(account)".utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    let hex = String(hash, radix: 16)
+    return "xid.tokens." + String(repeating: "0", count: 16 - hex.count) + hex
   }
 
   /// Whether the access token can still be used at `now`, treating it as expired `leeway` early.
