@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import XidTestSupport
 import XidJOSE
+import XidTestSupport
 
 struct JWTClaimsTests {
   @Test func readsRegisteredAndOpenIDClaims() throws {
@@ -77,5 +77,41 @@ struct XidCryptoTests {
     let b = try XidCrypto.randomBytes(count: 32)
     #expect(a.count == 32 && b.count == 32)
     #expect(a != b)
+  }
+}
+
+/// The claims reader builds no dictionary, but holds payloads to the same rules as the JSON parser.
+struct JWTClaimsStrictnessTests {
+  static func claims(_ json: String) throws -> JWTClaims { try JWTClaims(payload: Array(json.utf8)) }
+
+  @Test(arguments: [
+    #"{"iss":"a","iss":"b"}"#, #"{"iss":"a","\u0069ss":"b"}"#, #"{"name":"a","name":"b"}"#,
+    #"{"n\u0061me":"a","name":"b"}"#,
+  ])
+  func refusesRepeatedClaimNamesEvenWhenEscaped(json: String) {
+    expectXidError(.invalidJSON) { try Self.claims(json) }
+  }
+
+  @Test(arguments: [
+    #"{"name":"\x"}"#, #"{"name":"\ud800"}"#, "{\"name\":\"a\u{01}\"}", #"{"name":"a"} x"#, #"{"name":"a",}"#,
+    #"{"name" "a"}"#, #"{"name":[1,]}"#, "[1]", "\"iss\"", #"{"iss":"a""#,
+  ])
+  func refusesMalformedPayloadsWhateverTheClaim(json: String) {
+    expectXidError(.invalidJSON) { try Self.claims(json) }
+  }
+
+  @Test func refusesInvalidUTF8InAClaimItDoesNotRead() {
+    expectXidError(.invalidJSON) {
+      try JWTClaims(payload: Array(#"{"name":""#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8))
+    }
+  }
+
+  @Test func keepsEveryClaimInRawAndReadsEscapedNames() throws {
+    let claims = try Self.claims(#"{"\u0069ss":"https://op","name":"Zoë \"Z\"","n":[1,{"a":null}],"exp":5}"#)
+    #expect(claims.issuer == "https://op")
+    #expect(claims.expiresAt == Date(timeIntervalSince1970: 5))
+    #expect(claims["name"] == "Zoë \"Z\"")
+    #expect(claims.raw.count == 4)
+    #expect(try JWTClaims(raw: claims.raw) == JWTClaims(raw: claims.raw))
   }
 }

@@ -27,8 +27,8 @@ extension JSONValue {
 
 /// A strict, non-recursive-descent-bounded JSON parser over UTF-8 bytes.
 struct JSONParser {
-  private let input: UnsafeBufferPointer<UInt8>
-  private var position = 0
+  let input: UnsafeBufferPointer<UInt8>
+  var position = 0
   private var depth = 0
   private static let maximumDepth = 64
 
@@ -41,13 +41,13 @@ struct JSONParser {
     return value
   }
 
-  private init(input: UnsafeBufferPointer<UInt8>) { self.input = input }
+  init(input: UnsafeBufferPointer<UInt8>) { self.input = input }
 
-  private func error(_ what: String) -> XidError {
+  func error(_ what: String) -> XidError {
     XidError(.invalidJSON, "invalid JSON at byte \(position): \(what)")
   }
 
-  private mutating func skipWhitespace() {
+  mutating func skipWhitespace() {
     while position < input.count {
       switch input[position] {
       case 0x20, 0x09, 0x0A, 0x0D: position += 1
@@ -56,7 +56,7 @@ struct JSONParser {
     }
   }
 
-  private mutating func parseValue() throws -> JSONValue {
+  mutating func parseValue() throws -> JSONValue {
     guard position < input.count else { throw error("unexpected end of input") }
     switch input[position] {
     case UInt8(ascii: "{"): return try parseObject()
@@ -150,7 +150,7 @@ struct JSONParser {
     }
   }
 
-  private mutating func parseString() throws -> String {
+  mutating func parseString() throws -> String {
     position += 1  // opening quote
     let start = position
     // Fast path: no escapes.

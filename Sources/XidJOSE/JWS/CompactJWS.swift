@@ -17,8 +17,10 @@ public struct CompactJWS: Sendable, CustomStringConvertible {
   public let payload: [UInt8]
   /// The decoded signature.
   let signature: [UInt8]
-  /// The ASCII bytes the signature covers: `header.payload` as transmitted.
-  let signingInput: [UInt8]
+  /// The compact serialization as received.
+  private let text: String
+  /// How many of its bytes the signature covers: `header.payload`, as transmitted.
+  private let signingInputLength: Int
 
   /// Parses a compact JWS.
   ///
@@ -31,17 +33,17 @@ public struct CompactJWS: Sendable, CustomStringConvertible {
     guard text.utf8.count <= Self.maximumSize else {
       throw XidError(.inputTooLarge, "JWS of \(text.utf8.count) bytes exceeds the \(Self.maximumSize)-byte limit")
     }
-    self = try text.withUTF8 { try Self.parse($0) }
-  }
-
-  private init(header: JWSHeader, payload: [UInt8], signature: [UInt8], signingInput: [UInt8]) {
+    let (header, payload, signature, signingInputLength) = try text.withUTF8 { try Self.parse($0) }
     self.header = header
     self.payload = payload
     self.signature = signature
-    self.signingInput = signingInput
+    self.text = text
+    self.signingInputLength = signingInputLength
   }
 
-  private static func parse(_ utf8: UnsafeBufferPointer<UInt8>) throws -> CompactJWS {
+  private static func parse(
+    _ utf8: UnsafeBufferPointer<UInt8>
+  ) throws -> (header: JWSHeader, payload: [UInt8], signature: [UInt8], signingInputLength: Int) {
     guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
       let secondDot = utf8[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
       !utf8[(secondDot + 1)...].contains(UInt8(ascii: "."))
@@ -65,8 +67,7 @@ public struct CompactJWS: Sendable, CustomStringConvertible {
     let header = try JWSHeader(json: headerJSON)
     let payload = try decode((firstDot + 1)..<secondDot, "payload")
     let signature = try decode((secondDot + 1)..<utf8.count, "signature")
-    return CompactJWS(
-      header: header, payload: payload, signature: signature, signingInput: Array(utf8[0..<secondDot]))
+    return (header, payload, signature, secondDot)
   }
 
   /// Verifies the signature with one key.
@@ -109,9 +110,11 @@ public struct CompactJWS: Sendable, CustomStringConvertible {
   }
 
   private func isSigned(by key: JWSVerificationKey, algorithm: JWSAlgorithm) -> Bool {
-    signature.withUnsafeBytes { signature in
-      signingInput.withUnsafeBytes { message in
-        key.platformKey.isValidSignature(signature, for: message, algorithm: algorithm)
+    var text = self.text  // native and contiguous: withUTF8 copies nothing
+    return text.withUTF8 { utf8 in
+      signature.withUnsafeBytes { signature in
+        let message = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[..<signingInputLength]))
+        return key.platformKey.isValidSignature(signature, for: message, algorithm: algorithm)
       }
     }
   }

@@ -6,8 +6,12 @@ import Foundation
 /// Creating claims checks the types of the claims it knows (`exp` must be a number, `aud` a string or
 /// an array of strings, and so on); whether their values are acceptable is decided by validation.
 public struct JWTClaims: Sendable, Hashable {
-  /// Every claim, as JSON.
-  public let raw: [String: JSONValue]
+  /// The claims set's JSON, as received (or as serialized from ``init(raw:)``).
+  private let payload: [UInt8]
+
+  /// Every claim, as JSON. Built from the payload on each access: verification reads only the typed
+  /// claims, so tokens are not turned into dictionaries they never need.
+  public var raw: [String: JSONValue] { (try? JSONValue(parsing: payload).objectValue) ?? [:] }
 
   /// `iss`: who issued the token.
   public let issuer: String?
@@ -41,37 +45,38 @@ public struct JWTClaims: Sendable, Hashable {
   /// - Throws: ``XidError`` with ``XidError/Code/invalidJSON`` when the payload is not a JSON object,
   ///   and ``XidError/Code/invalidClaims`` when a known claim has the wrong type.
   public init(payload: some Collection<UInt8>) throws {
-    guard let raw = try JSONValue(parsing: payload).objectValue else {
-      throw XidError(.invalidJSON, "the JWT payload is not a JSON object")
+    guard payload.count <= JSONValue.maximumDocumentSize else {
+      throw XidError(
+        .inputTooLarge, "JSON document of \(payload.count) bytes exceeds \(JSONValue.maximumDocumentSize)")
     }
-    try self.init(raw: raw)
-  }
-
-  /// Reads claims from a JSON object. See ``init(payload:)``.
-  public init(raw: [String: JSONValue]) throws {
-    self.raw = raw
+    self.payload = payload as? [UInt8] ?? Array(payload)
     var issuer: String?, subject: String?, jwtID: String?, nonce: String?, authorizedParty: String?
     var accessTokenHash: String?, codeHash: String?, sessionID: String?
     var expiresAt: Date?, notBefore: Date?, issuedAt: Date?, authTime: Date?
     var audience: [String] = []
-    // One pass over the members, matching names, instead of a hashed lookup per known claim: this is
-    // on the path of every token verification.
-    for (name, value) in raw {
-      switch name {
-      case "iss": issuer = try Self.string(name, value)
-      case "sub": subject = try Self.string(name, value)
-      case "aud": audience = try Self.audience(value)
-      case "exp": expiresAt = try Self.date(name, value)
-      case "nbf": notBefore = try Self.date(name, value)
-      case "iat": issuedAt = try Self.date(name, value)
-      case "jti": jwtID = try Self.string(name, value)
-      case "nonce": nonce = try Self.string(name, value)
-      case "azp": authorizedParty = try Self.string(name, value)
-      case "at_hash": accessTokenHash = try Self.string(name, value)
-      case "c_hash": codeHash = try Self.string(name, value)
-      case "auth_time": authTime = try Self.date(name, value)
-      case "sid": sessionID = try Self.string(name, value)
-      default: continue
+    try self.payload.withUnsafeBufferPointer { bytes in
+      // One pass over the members, matching names and building only the registered claims' values:
+      // this is on the path of every token verification.
+      try JSONParser.visitObject(bytes) { nameBytes, parser in
+        // Every registered claim's name has at most 9 bytes, so it is a small (inline) string.
+        guard nameBytes.count <= 9 else { return try parser.skipValue() }
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        switch name {
+        case "iss": issuer = try Self.string(name, parser.parseValue())
+        case "sub": subject = try Self.string(name, parser.parseValue())
+        case "aud": audience = try Self.audience(parser.parseValue())
+        case "exp": expiresAt = try Self.date(name, parser.parseValue())
+        case "nbf": notBefore = try Self.date(name, parser.parseValue())
+        case "iat": issuedAt = try Self.date(name, parser.parseValue())
+        case "jti": jwtID = try Self.string(name, parser.parseValue())
+        case "nonce": nonce = try Self.string(name, parser.parseValue())
+        case "azp": authorizedParty = try Self.string(name, parser.parseValue())
+        case "at_hash": accessTokenHash = try Self.string(name, parser.parseValue())
+        case "c_hash": codeHash = try Self.string(name, parser.parseValue())
+        case "auth_time": authTime = try Self.date(name, parser.parseValue())
+        case "sid": sessionID = try Self.string(name, parser.parseValue())
+        default: try parser.skipValue()
+        }
       }
     }
     (self.issuer, self.subject, self.audience, self.jwtID, self.nonce) = (issuer, subject, audience, jwtID, nonce)
@@ -79,6 +84,16 @@ public struct JWTClaims: Sendable, Hashable {
       (authorizedParty, accessTokenHash, codeHash, sessionID)
     (self.expiresAt, self.notBefore, self.issuedAt, self.authTime) = (expiresAt, notBefore, issuedAt, authTime)
   }
+
+  /// Reads claims from a JSON object. See ``init(payload:)``.
+  public init(raw: [String: JSONValue]) throws {
+    try self.init(payload: JSONValue.object(raw).serializedBytes(sortedKeys: true))
+  }
+
+  /// Claims are equal when their JSON is, whatever the order or spacing of the payloads.
+  public static func == (lhs: JWTClaims, rhs: JWTClaims) -> Bool { lhs.payload == rhs.payload || lhs.raw == rhs.raw }
+
+  public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
 
   /// The claim named `name`, as JSON.
   public subscript(name: String) -> JSONValue? { raw[name] }

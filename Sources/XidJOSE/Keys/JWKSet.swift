@@ -55,22 +55,26 @@ public struct JWKSet: Sendable {
   /// - Throws: ``XidError/Code/noMatchingKey`` when none fits, or when a `kid` names several keys that
   ///   fit (an ambiguous set is refused rather than guessed at).
   public func candidates(keyID: String?, algorithm: JWSAlgorithm) throws -> [JWSVerificationKey] {
-    let fitting = keys.filter { $0.jwk.permitsVerification(with: algorithm) }
     guard let keyID else {
+      let fitting = keys.filter { $0.jwk.permitsVerification(with: algorithm) }
       guard !fitting.isEmpty else {
         throw XidError(.noMatchingKey, "the key set has no key for \(algorithm) (the token names no kid)")
       }
       return fitting
     }
-    let named = fitting.filter { $0.keyID == keyID }
-    guard !named.isEmpty else {
+    var named: JWSVerificationKey?
+    for key in keys where key.keyID == keyID && key.jwk.permitsVerification(with: algorithm) {
+      guard named == nil else {
+        let count = keys.filter { $0.keyID == keyID && $0.jwk.permitsVerification(with: algorithm) }.count
+        throw XidError(
+          .noMatchingKey,
+          "the key set has \(count) \(algorithm) keys with kid \"\(keyID.prefix(64))\"; refusing to guess")
+      }
+      named = key
+    }
+    guard let named else {
       throw XidError(.noMatchingKey, "the key set has no \(algorithm) key with the token's kid \"\(keyID.prefix(64))\"")
     }
-    guard named.count == 1 else {
-      throw XidError(
-        .noMatchingKey,
-        "the key set has \(named.count) \(algorithm) keys with kid \"\(keyID.prefix(64))\"; refusing to guess")
-    }
-    return named
+    return [named]
   }
 }

@@ -1,0 +1,152 @@
+extension JSONParser {
+  /// Reads a JSON document that must be one object, member by member, without building it: `member`
+  /// gets each name (unescaped UTF-8) and consumes its value with ``parseValue()`` or ``skipValue()``.
+  ///
+  /// The document is held to the same rules as ``parse(_:)``: unique member names (compared after
+  /// unescaping), valid UTF-8 and escapes in every string, nothing after the object. Tokens use it
+  /// to read their registered claims without building a dictionary of every claim.
+  static func visitObject(
+    _ input: UnsafeBufferPointer<UInt8>, _ member: (UnsafeBufferPointer<UInt8>, inout JSONParser) throws -> Void
+  ) throws {
+    var parser = JSONParser(input: input)
+    parser.skipWhitespace()
+    guard parser.position < input.count, input[parser.position] == UInt8(ascii: "{") else {
+      throw parser.error("expected a JSON object")
+    }
+    parser.position += 1
+    var names = MemberNames()
+    parser.skipWhitespace()
+    if parser.position < input.count, input[parser.position] == UInt8(ascii: "}") {
+      parser.position += 1
+    } else {
+      while true {
+        parser.skipWhitespace()
+        guard parser.position < input.count, input[parser.position] == UInt8(ascii: "\"") else {
+          throw parser.error("expected a member name")
+        }
+        let name = try parser.parseNameBytes()
+        guard names.insert(name, in: input) else { throw parser.error("duplicate member name") }
+        parser.skipWhitespace()
+        guard parser.position < input.count, input[parser.position] == UInt8(ascii: ":") else {
+          throw parser.error("expected ':'")
+        }
+        parser.position += 1
+        parser.skipWhitespace()
+        try names.withBytes(name, in: input) { try member($0, &parser) }
+        parser.skipWhitespace()
+        guard parser.position < input.count else { throw parser.error("unterminated object") }
+        if input[parser.position] == UInt8(ascii: ",") {
+          parser.position += 1
+          continue
+        }
+        guard input[parser.position] == UInt8(ascii: "}") else { throw parser.error("expected ',' or '}'") }
+        parser.position += 1
+        break
+      }
+    }
+    parser.skipWhitespace()
+    guard parser.position == input.count else { throw parser.error("unexpected data after the JSON value") }
+  }
+
+  /// A member name: a range of the input when it has no escapes (the usual case), else its bytes.
+  enum NameBytes {
+    case range(Range<Int>)
+    case unescaped([UInt8])
+  }
+
+  /// Reads a member name (the opening quote is at `position`), validating it like any string.
+  mutating func parseNameBytes() throws -> NameBytes {
+    let start = position + 1
+    var index = start
+    while index < input.count, input[index] != UInt8(ascii: "\""), input[index] != UInt8(ascii: "\\"),
+      input[index] >= 0x20
+    {
+      index += 1
+    }
+    if index < input.count, input[index] == UInt8(ascii: "\"") {
+      let range = start..<index
+      guard validatedUTF8String(UnsafeBufferPointer(rebasing: input[range])) != nil else {
+        throw error("invalid UTF-8 in a string")
+      }
+      position = index + 1
+      return .range(range)
+    }
+    // Escapes (or an error): take the general path, which validates and unescapes.
+    return .unescaped(Array(try parseString().utf8))
+  }
+
+  /// Skips a value, validating it as ``parseValue()`` would but building nothing for strings,
+  /// numbers and literals (the common unknown claims).
+  mutating func skipValue() throws {
+    guard position < input.count else { throw error("unexpected end of input") }
+    guard input[position] == UInt8(ascii: "\"") else {
+      _ = try parseValue()
+      return
+    }
+    position += 1
+    let start = position
+    var ascii = true
+    while position < input.count {
+      let byte = input[position]
+      switch byte {
+      case UInt8(ascii: "\""):
+        if !ascii, validatedUTF8String(UnsafeBufferPointer(rebasing: input[start..<position])) == nil {
+          throw error("invalid UTF-8 in a string")
+        }
+        position += 1
+        return
+      case UInt8(ascii: "\\"):
+        // Escapes are rare in claims; validate this string the general way.
+        position = start - 1
+        _ = try parseString()
+        return
+      case 0..<0x20:
+        throw error("control character in a string")
+      default:
+        if byte >= 0x80 { ascii = false }
+        position += 1
+      }
+    }
+    throw error("unterminated string")
+  }
+}
+
+/// The member names of one object seen so far, to refuse a repeated one without hashing strings.
+private struct MemberNames {
+  private var seen: [JSONParser.NameBytes] = []
+
+  /// Records `name`; `false` when the object already has it.
+  mutating func insert(_ name: JSONParser.NameBytes, in input: UnsafeBufferPointer<UInt8>) -> Bool {
+    for other in seen where Self.equal(other, name, in: input) { return false }
+    seen.append(name)
+    return true
+  }
+
+  func withBytes<R>(
+    _ name: JSONParser.NameBytes, in input: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R
+  ) rethrows -> R {
+    switch name {
+    case .range(let range): return try body(UnsafeBufferPointer(rebasing: input[range]))
+    case .unescaped(let bytes): return try bytes.withUnsafeBufferPointer(body)
+    }
+  }
+
+  private static func equal(
+    _ a: JSONParser.NameBytes, _ b: JSONParser.NameBytes, in input: UnsafeBufferPointer<UInt8>
+  ) -> Bool {
+    func bytes(_ name: JSONParser.NameBytes) -> UnsafeBufferPointer<UInt8>? {
+      if case .range(let range) = name { return UnsafeBufferPointer(rebasing: input[range]) }
+      return nil
+    }
+    switch (a, b) {
+    case (.range(let x), .range(let y)):
+      return x.count == y.count && (bytes(a)!).elementsEqual(bytes(b)!)
+    case (.unescaped(let x), .unescaped(let y)):
+      return x == y
+    case (.range, .unescaped(let y)):
+      return bytes(a)!.elementsEqual(y)
+    case (.unescaped(let x), .range):
+      return bytes(b)!.elementsEqual(x)
+    }
+  }
+}
