@@ -58,13 +58,7 @@ public struct CompactJWS: Sendable, CustomStringConvertible {
       }
     }
     let headerBytes = try decode(0..<firstDot, "header")
-    let headerJSON: JSONValue
-    do {
-      headerJSON = try JSONValue(parsing: headerBytes)
-    } catch let error as XidError {
-      throw XidError(.malformedJWS, "the JWS header is not valid JSON (\(error.reason))")
-    }
-    let header = try JWSHeader(json: headerJSON)
+    let header = try JWSHeader(json: headerBytes)
     let payload = try decode((firstDot + 1)..<secondDot, "payload")
     let signature = try decode((secondDot + 1)..<utf8.count, "signature")
     return (header, payload, signature, secondDot)

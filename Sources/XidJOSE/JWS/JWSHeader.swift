@@ -7,26 +7,45 @@ public struct JWSHeader: Sendable, Hashable {
   public let keyID: String?
   /// The `typ` member, for example `"JWT"` or `"dpop+jwt"`.
   public let type: String?
-  /// Every member of the header.
-  public let members: [String: JSONValue]
+  /// The header's JSON, as received.
+  private let json: [UInt8]
+
+  /// Every member of the header, built from its JSON on each access (verification needs only the
+  /// members above).
+  public var members: [String: JSONValue] { (try? JSONValue(parsing: json).objectValue) ?? [:] }
 
   /// Header members that Xid understands when a JWS lists them in `crit`. Xid implements no JWS
   /// extension, so none are.
   static let understoodCriticalMembers: Set<String> = []
 
-  /// Reads a header from its JSON object and applies RFC 7515's rules for `crit` and RFC 7797's `b64`.
-  init(json: JSONValue) throws {
-    guard let members = json.objectValue else {
-      throw XidError(.malformedJWS, "the JWS header is not a JSON object")
+  /// Reads a header from its JSON (which must be an object) and applies RFC 7515's rules for `crit`
+  /// and RFC 7797's `b64`.
+  init(json: [UInt8]) throws {
+    var algorithm: String?, keyID: String?, type: String?
+    var b64: JSONValue?, crit: JSONValue?
+    do {
+      try json.withUnsafeBufferPointer { bytes in
+        try JSONParser.visitObject(bytes) { name, parser in
+          guard name.count <= 4 else { return try parser.skipValue() }
+          switch String(decoding: name, as: UTF8.self) {
+          case "alg": algorithm = try Self.string("alg", parser.parseValue())
+          case "kid": keyID = try Self.string("kid", parser.parseValue())
+          case "typ": type = try Self.string("typ", parser.parseValue())
+          case "b64": b64 = try parser.parseValue()
+          case "crit": crit = try parser.parseValue()
+          default: try parser.skipValue()
+          }
+        }
+      }
+    } catch let error as XidError where error.code == .invalidJSON {
+      throw XidError(.malformedJWS, "the JWS header is not a valid JSON object (\(error.reason))")
     }
-    guard let algorithm = members["alg"]?.stringValue else {
-      throw XidError(.malformedJWS, "the JWS header has no string \"alg\" member")
-    }
-    if let b64 = members["b64"], b64 != .bool(true) {
+    guard let algorithm else { throw XidError(.malformedJWS, "the JWS header has no string \"alg\" member") }
+    if let b64, b64 != .bool(true) {
       throw XidError(
         .unsupportedJWSFeature, "the JWS uses an unencoded payload (\"b64\": false, RFC 7797), which Xid refuses")
     }
-    if let crit = members["crit"] {
+    if let crit {
       guard let names = crit.arrayValue?.compactMap(\.stringValue), !names.isEmpty,
         names.count == crit.arrayValue?.count
       else { throw XidError(.malformedJWS, "the JWS header's \"crit\" must be a non-empty array of strings") }
@@ -36,15 +55,11 @@ public struct JWSHeader: Sendable, Hashable {
           "the JWS header marks \"\(unknown)\" as critical (crit), and Xid does not understand it")
       }
     }
-    self.algorithm = algorithm
-    self.keyID = try Self.optionalString("kid", in: members)
-    self.type = try Self.optionalString("typ", in: members)
-    self.members = members
+    (self.algorithm, self.keyID, self.type, self.json) = (algorithm, keyID, type, json)
   }
 
-  private static func optionalString(_ name: String, in members: [String: JSONValue]) throws -> String? {
-    guard let value = members[name] else { return nil }
-    guard let string = value.stringValue else {
+  private static func string(_ name: String, _ value: JSONValue) throws -> String {
+    guard case .string(let string) = value else {
       throw XidError(.malformedJWS, "the JWS header's \"\(name)\" is not a string")
     }
     return string
