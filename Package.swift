@@ -37,15 +37,17 @@ let package = Package(
     // would be Sources/Xid).
     .target(name: "XidCLI", dependencies: ["Xid", "XidTesting"]),
     .executableTarget(name: "XidTool", dependencies: ["XidCLI"]),
+    // What the benchmark programs share.
+    .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
     .executableTarget(
       name: "XidBenchmarks",
-      dependencies: ["XidJOSE"],
+      dependencies: ["XidJOSE", "BenchmarkSupport"],
       path: "Benchmarks/XidBenchmarks"
     ),
     // getAccessToken() with a token in memory; also prepares the state Benchmarks/cold-start.sh reads.
     .executableTarget(
       name: "XidSessionBenchmarks",
-      dependencies: ["Xid", "XidTesting"],
+      dependencies: ["Xid", "XidTesting", "BenchmarkSupport"],
       path: "Benchmarks/XidSessionBenchmarks"
     ),
     // The cold start of a process that reads its token from FileTokenStorage, and the two references

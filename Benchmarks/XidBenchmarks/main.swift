@@ -33,6 +33,7 @@
 //   --iterations N   run exactly N full verifications per algorithm instead of a timed run, and
 //                    skip the parse and sig phases (for profilers such as callgrind)
 
+import BenchmarkSupport
 import Foundation
 import XidJOSE
 
@@ -54,30 +55,36 @@ struct Options {
     var index = 0
     func value(_ name: String) -> String {
       index += 1
-      guard index < arguments.count else { usage("\(name) needs a value") }
+      guard index < arguments.count else { usage("XidBenchmarks", "\(name) needs a value") }
       return arguments[index]
     }
     while index < arguments.count {
       let argument = arguments[index]
       switch argument {
       case "--seconds":
-        guard let seconds = Double(value(argument)), seconds > 0 else { usage("--seconds needs a positive number") }
+        guard let seconds = Double(value(argument)), seconds > 0 else {
+          usage("XidBenchmarks", "--seconds needs a positive number")
+        }
         options.seconds = seconds
       case "--warmup":
-        guard let warmup = Double(value(argument)), warmup >= 0 else { usage("--warmup needs a number ≥ 0") }
+        guard let warmup = Double(value(argument)), warmup >= 0 else {
+          usage("XidBenchmarks", "--warmup needs a number ≥ 0")
+        }
         options.warmup = warmup
       case "--algorithms":
         let names = value(argument).split(separator: ",").map(String.init)
         var algorithms: [JWSAlgorithm] = []
         for name in names {
-          guard let algorithm = JWSAlgorithm(rawValue: name) else { usage("unknown algorithm \(name)") }
+          guard let algorithm = JWSAlgorithm(rawValue: name) else {
+            usage("XidBenchmarks", "unknown algorithm \(name)")
+          }
           algorithms.append(algorithm)
         }
-        guard !algorithms.isEmpty else { usage("--algorithms needs at least one algorithm") }
+        guard !algorithms.isEmpty else { usage("XidBenchmarks", "--algorithms needs at least one algorithm") }
         options.algorithms = algorithms
       case "--iterations":
         guard let iterations = Int(value(argument)), iterations > 0 else {
-          usage("--iterations needs a positive integer")
+          usage("XidBenchmarks", "--iterations needs a positive integer")
         }
         options.iterations = iterations
       case "-h", "--help":
@@ -85,36 +92,12 @@ struct Options {
           "usage: XidBenchmarks [--seconds S] [--warmup S] [--algorithms ES256,RS256,PS256,EdDSA] [--iterations N]")
         exit(0)
       default:
-        usage("unknown argument \(argument)")
+        usage("XidBenchmarks", "unknown argument \(argument)")
       }
       index += 1
     }
     return options
   }
-}
-
-func printError(_ message: String) {
-  FileHandle.standardError.write(Data((message + "\n").utf8))
-}
-
-func usage(_ message: String) -> Never {
-  printError("XidBenchmarks: \(message) (see --help)")
-  exit(2)
-}
-
-struct BenchmarkFailure: Error, CustomStringConvertible {
-  let description: String
-}
-
-// MARK: - Keeping results alive
-
-/// Every timed operation feeds a value derived from its result in here, and the total is printed at
-/// the end, so the optimiser cannot drop any of the work.
-nonisolated(unsafe) var sink = 0
-
-@inline(never)
-func blackHole(_ value: Int) {
-  sink &+= value
 }
 
 // MARK: - The token

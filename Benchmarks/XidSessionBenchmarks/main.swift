@@ -46,6 +46,7 @@
 //                        Benchmarks/cold-start.sh); the access token lives --token-lifetime seconds
 //                        (default 86400). Prints the record's path on stdout, never a token.
 
+import BenchmarkSupport
 import Foundation
 import Xid
 import XidTesting
@@ -65,20 +66,26 @@ struct Options {
     var index = 0
     func value(_ name: String) -> String {
       index += 1
-      guard index < arguments.count else { usage("\(name) needs a value") }
+      guard index < arguments.count else { usage("XidSessionBenchmarks", "\(name) needs a value") }
       return arguments[index]
     }
     while index < arguments.count {
       let argument = arguments[index]
       switch argument {
       case "--batches":
-        guard let batches = Int(value(argument)), batches > 0 else { usage("--batches needs a positive integer") }
+        guard let batches = Int(value(argument)), batches > 0 else {
+          usage("XidSessionBenchmarks", "--batches needs a positive integer")
+        }
         options.batches = batches
       case "--batch-size":
-        guard let size = Int(value(argument)), size > 0 else { usage("--batch-size needs a positive integer") }
+        guard let size = Int(value(argument)), size > 0 else {
+          usage("XidSessionBenchmarks", "--batch-size needs a positive integer")
+        }
         options.batchSize = size
       case "--warmup":
-        guard let warmup = Double(value(argument)), warmup >= 0 else { usage("--warmup needs a number ≥ 0") }
+        guard let warmup = Double(value(argument)), warmup >= 0 else {
+          usage("XidSessionBenchmarks", "--warmup needs a number ≥ 0")
+        }
         options.warmup = warmup
       case "--no-main-actor":
         options.mainActor = false
@@ -86,7 +93,9 @@ struct Options {
         options.prepareDirectory = value(argument)
       case "--token-lifetime":
         guard let lifetime = TimeInterval(value(argument)), lifetime >= 120 else {
-          usage("--token-lifetime needs a number of seconds ≥ 120 (Xid refreshes 60 s before expiry)")
+          usage(
+            "XidSessionBenchmarks",
+            "--token-lifetime needs a number of seconds ≥ 120 (Xid refreshes 60 s before expiry)")
         }
         options.tokenLifetime = lifetime
       case "-h", "--help":
@@ -95,36 +104,12 @@ struct Options {
             + "       XidSessionBenchmarks --prepare-cold-start DIRECTORY [--token-lifetime S]")
         exit(0)
       default:
-        usage("unknown argument \(argument)")
+        usage("XidSessionBenchmarks", "unknown argument \(argument)")
       }
       index += 1
     }
     return options
   }
-}
-
-func printError(_ message: String) {
-  FileHandle.standardError.write(Data((message + "\n").utf8))
-}
-
-func usage(_ message: String) -> Never {
-  printError("XidSessionBenchmarks: \(message) (see --help)")
-  exit(2)
-}
-
-struct BenchmarkFailure: Error, CustomStringConvertible {
-  let description: String
-}
-
-// MARK: - Keeping results alive
-
-/// Every timed call feeds a value derived from its result in here, and the total is printed at the
-/// end, so the optimiser cannot drop any of the work.
-nonisolated(unsafe) var sink = 0
-
-@inline(never)
-func blackHole(_ value: Int) {
-  sink &+= value
 }
 
 // MARK: - Signing in

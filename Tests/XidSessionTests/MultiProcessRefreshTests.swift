@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 import Xid
 import XidTesting
 
@@ -12,15 +13,7 @@ struct MultiProcessRefreshTests {
   static let tasksPerProcess = 200
 
   /// The worker executable, built next to the test bundle.
-  static var workerURL: URL {
-    var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    while directory.path != "/" {
-      let candidate = directory.appendingPathComponent("XidRefreshWorker")
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-      directory.deleteLastPathComponent()
-    }
-    return URL(fileURLWithPath: "XidRefreshWorker")
-  }
+  static var workerURL: URL { builtExecutable(named: "XidRefreshWorker") }
 
   struct RoundReport {
     var distinctTokens = 0
