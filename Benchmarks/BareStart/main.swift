@@ -5,7 +5,7 @@
 
 import Foundation
 
-let arguments = CommandLine.arguments
+let arguments = ProcessInfo.processInfo.arguments
 guard arguments.count == 2, let data = FileManager.default.contents(atPath: arguments[1]) else {
   FileHandle.standardError.write(Data("usage: BareStart FILE (a readable file)\n".utf8))
   exit(2)

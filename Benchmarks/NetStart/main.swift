@@ -10,7 +10,7 @@ import Foundation
   import FoundationNetworking
 #endif
 
-let arguments = CommandLine.arguments
+let arguments = ProcessInfo.processInfo.arguments
 guard arguments.count == 2, let data = FileManager.default.contents(atPath: arguments[1]) else {
   FileHandle.standardError.write(Data("usage: NetStart FILE (a readable file)\n".utf8))
   // Never reached when measured; it makes the binary depend on FoundationNetworking for sure.

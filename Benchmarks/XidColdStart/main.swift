@@ -46,7 +46,7 @@ func cpuMilliseconds() -> Double {
 }
 
 let cpuAtMain = cpuMilliseconds()
-var arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
 if arguments.count == 2 && arguments[0] == "--read-only" {
   guard let data = FileManager.default.contents(atPath: arguments[1]) else {
     fail("cannot read \(arguments[1])", status: 1)

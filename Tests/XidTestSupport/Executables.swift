@@ -6,7 +6,7 @@ import Foundation
 /// - Returns: its URL, or a bare file name (which then fails to launch with a clear error) when it
 ///   was not built.
 public func builtExecutable(named name: String) -> URL {
-  var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+  var directory = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0]).deletingLastPathComponent()
   while directory.path != "/" {
     let candidate = directory.appendingPathComponent(name)
     if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
