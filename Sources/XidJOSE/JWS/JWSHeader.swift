@@ -26,14 +26,13 @@ public struct JWSHeader: Sendable, Hashable {
     do {
       try json.withUnsafeBufferPointer { bytes in
         try JSONParser.visitObject(bytes) { name, parser in
-          guard name.count <= 4 else { return try parser.skipValue() }
-          switch String(decoding: name, as: UTF8.self) {
-          case "alg": algorithm = try Self.string("alg", parser.parseValue())
-          case "kid": keyID = try Self.string("kid", parser.parseValue())
-          case "typ": type = try Self.string("typ", parser.parseValue())
-          case "b64": b64 = try parser.parseValue()
-          case "crit": crit = try parser.parseValue()
-          default: try parser.skipValue()
+          guard let member = Member.match(name) else { return try parser.skipValue() }
+          switch member {
+          case .alg: algorithm = try Self.string("alg", parser.parseValue())
+          case .kid: keyID = try Self.string("kid", parser.parseValue())
+          case .typ: type = try Self.string("typ", parser.parseValue())
+          case .b64: b64 = try parser.parseValue()
+          case .crit: crit = try parser.parseValue()
           }
         }
       }
@@ -56,6 +55,12 @@ public struct JWSHeader: Sendable, Hashable {
       }
     }
     (self.algorithm, self.keyID, self.type, self.json) = (algorithm, keyID, type, json)
+  }
+
+  /// The members ``init(json:)`` reads.
+  private enum Member: String, CaseIterable, NameMatchable {
+    case alg, kid, typ, b64, crit
+    static let names = NameTable(Self.self)
   }
 
   private static func string(_ name: String, _ value: JSONValue) throws -> String {

@@ -59,23 +59,23 @@ public struct JWTClaims: Sendable, Hashable {
       // this is on the path of every token verification.
       try JSONParser.visitObject(bytes) { nameBytes, parser in
         // Every registered claim's name has at most 9 bytes, so it is a small (inline) string.
-        guard nameBytes.count <= 9 else { return try parser.skipValue() }
-        let name = String(decoding: nameBytes, as: UTF8.self)
-        switch name {
-        case "iss": issuer = try Self.string(name, parser.parseValue())
-        case "sub": subject = try Self.string(name, parser.parseValue())
-        case "aud": audience = try Self.audience(parser.parseValue())
-        case "exp": expiresAt = try Self.date(name, parser.parseValue())
-        case "nbf": notBefore = try Self.date(name, parser.parseValue())
-        case "iat": issuedAt = try Self.date(name, parser.parseValue())
-        case "jti": jwtID = try Self.string(name, parser.parseValue())
-        case "nonce": nonce = try Self.string(name, parser.parseValue())
-        case "azp": authorizedParty = try Self.string(name, parser.parseValue())
-        case "at_hash": accessTokenHash = try Self.string(name, parser.parseValue())
-        case "c_hash": codeHash = try Self.string(name, parser.parseValue())
-        case "auth_time": authTime = try Self.date(name, parser.parseValue())
-        case "sid": sessionID = try Self.string(name, parser.parseValue())
-        default: try parser.skipValue()
+        // Names are matched as bytes: no string is made for a member that is not read.
+        guard let claim = Registered.match(nameBytes) else { return try parser.skipValue() }
+        let name = claim.rawValue
+        switch claim {
+        case .iss: issuer = try Self.string(name, parser.parseValue())
+        case .sub: subject = try Self.string(name, parser.parseValue())
+        case .aud: audience = try Self.audience(parser.parseValue())
+        case .exp: expiresAt = try Self.date(name, parser.parseValue())
+        case .nbf: notBefore = try Self.date(name, parser.parseValue())
+        case .iat: issuedAt = try Self.date(name, parser.parseValue())
+        case .jti: jwtID = try Self.string(name, parser.parseValue())
+        case .nonce: nonce = try Self.string(name, parser.parseValue())
+        case .azp: authorizedParty = try Self.string(name, parser.parseValue())
+        case .at_hash: accessTokenHash = try Self.string(name, parser.parseValue())
+        case .c_hash: codeHash = try Self.string(name, parser.parseValue())
+        case .auth_time: authTime = try Self.date(name, parser.parseValue())
+        case .sid: sessionID = try Self.string(name, parser.parseValue())
         }
       }
     }
@@ -94,6 +94,13 @@ public struct JWTClaims: Sendable, Hashable {
   public static func == (lhs: JWTClaims, rhs: JWTClaims) -> Bool { lhs.payload == rhs.payload || lhs.raw == rhs.raw }
 
   public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
+
+  /// The claims ``init(payload:)`` reads into typed properties.
+  private enum Registered: String, CaseIterable, NameMatchable {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    case iss, sub, aud, exp, nbf, iat, jti, nonce, azp, at_hash, c_hash, auth_time, sid
+    static let names = NameTable(Self.self)
+  }
 
   /// The claim named `name`, as JSON.
   public subscript(name: String) -> JSONValue? { raw[name] }
