@@ -97,7 +97,6 @@ public struct JWTClaims: Sendable, Hashable {
 
   /// The claims ``init(payload:)`` reads into typed properties.
   private enum Registered: String, CaseIterable, NameMatchable {
-    // swift-format-ignore: AlwaysUseLowerCamelCase
     case iss, sub, aud, exp, nbf, iat, jti, nonce, azp, at_hash, c_hash, auth_time, sid
     static let names = NameTable(Self.self)
   }
