@@ -1,15 +1,25 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+// The targets are the architecture (docs/architecture.md): each layer depends only on layers below it.
+//
+//   XidJOSE → XidCore → XidURLSession, XidLoopback, XidApple → Xid → XidAppIntents, XidTesting, XidCLI
 let package = Package(
   name: "Xid",
   platforms: [.iOS(.v16), .macOS(.v13)],
   products: [
+    // The whole SDK with the platform's defaults: `import Xid`.
     .library(name: "Xid", targets: ["Xid"]),
+    // The portable core alone (protocol, session, storage): no networking library is linked.
+    .library(name: "XidCore", targets: ["XidCore"]),
+    // The URLSession transport, for programs that link the core alone.
+    .library(name: "XidURLSession", targets: ["XidURLSession"]),
+    // The RFC 8252 loopback redirect listener and browser launcher (macOS and Linux programs).
+    .library(name: "XidLoopback", targets: ["XidLoopback"]),
     .library(name: "XidTesting", targets: ["XidTesting"]),
+    .library(name: "XidAppIntents", targets: ["XidAppIntents"]),
     // The command-line tool: `swift run xid demo`.
     .executable(name: "xid", targets: ["XidTool"]),
-    .library(name: "XidAppIntents", targets: ["XidAppIntents"]),
   ],
   targets: [
     // Layer 0: the platform's crypto. On Linux, OpenSSL 3 libcrypto; Apple platforms use
@@ -20,23 +30,47 @@ let package = Package(
       pkgConfig: "libcrypto",
       providers: [.apt(["libssl-dev"])]
     ),
-    // Layer 1: JOSE (base64url, JSON, JWK, JWS, JWT) on the platform's crypto.
+    // Layer 1: JOSE (base64url, JSON, JWK, JWS, JWT) on the platform's crypto, and XidError with the
+    // one list of its codes.
     .target(
       name: "XidJOSE",
       dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
     ),
-    // Layers 2 and up: protocol, session and platform shells.
-    .target(name: "Xid", dependencies: ["XidJOSE"]),
-    // App Intents support (Apple platforms; empty elsewhere): tokens in `perform()`, and dialogs for
-    // the user when there is none.
+    // Layer 2: the portable core: HTTP messages and the transport protocol, the protocol engine, the
+    // session, storage and the web-authentication flow logic. Foundation only, never
+    // FoundationNetworking.
+    .target(name: "XidCore", dependencies: ["XidJOSE"]),
+    // Layer 3: the platform shells, each behind a protocol of the core.
+    .target(name: "XidURLSession", dependencies: ["XidCore"]),
+    .target(name: "XidLoopback", dependencies: ["XidCore"]),
+    // Apple platforms only (empty elsewhere): the web authentication session and the keychain.
+    .target(name: "XidApple", dependencies: ["XidCore"]),
+    // Layer 4: the composition root: `Xid` with `shared` and the platform's defaults. Re-exports the
+    // layers below, so `import Xid` gives the whole API. iOS apps do not get the loopback server.
+    .target(
+      name: "Xid",
+      dependencies: [
+        "XidCore", "XidURLSession", "XidApple",
+        .target(name: "XidLoopback", condition: .when(platforms: [.macOS, .linux])),
+      ]
+    ),
+    // Layer 5: App Intents support (Apple platforms; empty elsewhere): tokens in `perform()`, and
+    // dialogs for the user when there is none.
     .target(name: "XidAppIntents", dependencies: ["Xid"]),
     // An OpenID provider in the test process, for Xid's tests and app developers' own.
-    .target(name: "XidTesting", dependencies: ["Xid"]),
+    .target(name: "XidTesting", dependencies: ["XidCore", "XidLoopback"]),
     // The `xid` command-line tool: its arguments, commands and output (XidTesting runs `xid demo`'s
     // provider), and the executable, named XidTool because macOS folders ignore case (Sources/xid
     // would be Sources/Xid).
-    .target(name: "XidCLI", dependencies: ["Xid", "XidTesting"]),
+    .target(name: "XidCLI", dependencies: ["Xid", "XidLoopback", "XidTesting"]),
     .executableTarget(name: "XidTool", dependencies: ["XidCLI"]),
+    // The seed's sample code, compiled in Swift 5 language mode: the public API stays source-compatible.
+    .executableTarget(
+      name: "XidSeedSample",
+      dependencies: ["Xid"],
+      path: "Examples/SeedSample",
+      swiftSettings: [.swiftLanguageMode(.v5)]
+    ),
     // What the benchmark programs share.
     .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
     .executableTarget(
@@ -50,22 +84,30 @@ let package = Package(
       dependencies: ["Xid", "XidTesting", "BenchmarkSupport"],
       path: "Benchmarks/XidSessionBenchmarks"
     ),
-    // The cold start of a process that reads its token from FileTokenStorage, and the two references
-    // Benchmarks/cold-start.sh times it against (Foundation only; Foundation and FoundationNetworking).
+    // The cold start of a process that reads its token from FileTokenStorage (with the whole of Xid,
+    // and with XidCore alone), and the two references Benchmarks/cold-start.sh times them against
+    // (Foundation only; Foundation and FoundationNetworking).
     .executableTarget(name: "XidColdStart", dependencies: ["Xid"], path: "Benchmarks/XidColdStart"),
+    .executableTarget(name: "XidCoreColdStart", dependencies: ["XidCore"], path: "Benchmarks/XidCoreColdStart"),
     .executableTarget(name: "BareStart", path: "Benchmarks/BareStart"),
     .executableTarget(name: "NetStart", path: "Benchmarks/NetStart"),
-    // What the test targets share: expectations on XidError.
-    .target(name: "XidTestSupport", dependencies: ["XidJOSE"], path: "Tests/XidTestSupport"),
+    // What the test targets share: expectations on XidError, the test clock, locked values.
+    .target(name: "XidTestSupport", dependencies: ["XidCore", "XidLoopback"], path: "Tests/XidTestSupport"),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE", "XidTestSupport"]),
+    .testTarget(name: "XidProtocolTests", dependencies: ["XidCore", "XidTestSupport"]),
     // A process of the multi-process refresh test, spawned by XidSessionTests.
     .executableTarget(name: "XidRefreshWorker", dependencies: ["Xid"], path: "Tests/XidRefreshWorker"),
-    .testTarget(name: "XidSessionTests", dependencies: ["Xid", "XidTesting", "XidRefreshWorker", "XidTestSupport"]),
+    .testTarget(
+      name: "XidSessionTests",
+      dependencies: ["XidCore", "Xid", "XidTesting", "XidRefreshWorker", "XidTestSupport", "XidCoreColdStart"]
+    ),
+    .testTarget(name: "XidURLSessionTests", dependencies: ["XidURLSession", "XidLoopback", "XidTestSupport"]),
+    .testTarget(
+      name: "XidLoopbackTests", dependencies: ["XidLoopback", "XidURLSession", "XidTesting", "XidTestSupport"]),
     .testTarget(name: "XidTestingTests", dependencies: ["XidTesting", "XidTestSupport"]),
-    .testTarget(name: "XidTests", dependencies: ["Xid", "XidTestSupport"]),
-    .testTarget(name: "XidProtocolTests", dependencies: ["Xid", "XidTestSupport"]),
     // The OpenID Foundation's RP conformance cases: the real client against the hostile test provider.
-    .testTarget(name: "XidConformanceTests", dependencies: ["Xid", "XidTesting", "XidTestSupport"]),
+    .testTarget(
+      name: "XidConformanceTests", dependencies: ["XidCore", "XidURLSession", "XidTesting", "XidTestSupport"]),
     // Depends on XidTool so that SwiftPM builds the `xid` binary the tests run.
     .testTarget(name: "XidCLITests", dependencies: ["XidCLI", "XidTesting", "XidTool"]),
     // Against a real provider (glewlwyd, scripts/interop); every test is skipped when none is running.

@@ -105,7 +105,7 @@ struct Options {
 /// What the client expects of the token, prepared once.
 struct Expectations {
   let issuer: String
-  let clientID: String
+  let clientId: String
   let nonce: String
   let leeway: TimeInterval = 60
   let allowedAlgorithms: Set<JWSAlgorithm> = [.es256, .rs256, .ps256, .edDSA]
@@ -117,8 +117,8 @@ func makeIDToken(key: JWSSigningKey, expectations: Expectations) throws -> Strin
   let claims: [String: JSONValue] = [
     "iss": .string(expectations.issuer),
     "sub": "110169484474386276334",
-    "aud": .string(expectations.clientID),
-    "azp": .string(expectations.clientID),
+    "aud": .string(expectations.clientId),
+    "azp": .string(expectations.clientId),
     "exp": .int(now + 3600),
     "iat": .int(now),
     "auth_time": .int(now - 45),
@@ -142,10 +142,10 @@ func verifyIDToken(_ token: String, keySet: JWKSet, expectations: Expectations) 
   let claims = jwt.claims
   try claims.validateTimes(now: Date(), leeway: expectations.leeway)
   guard claims.issuer == expectations.issuer else { throw BenchmarkFailure(description: "iss does not match") }
-  guard claims.audience.contains(expectations.clientID) else {
+  guard claims.audience.contains(expectations.clientId) else {
     throw BenchmarkFailure(description: "aud does not match")
   }
-  guard claims.audience.count == 1 || claims.authorizedParty == expectations.clientID else {
+  guard claims.audience.count == 1 || claims.authorizedParty == expectations.clientId else {
     throw BenchmarkFailure(description: "azp does not match")
   }
   guard claims.nonce == expectations.nonce else { throw BenchmarkFailure(description: "nonce does not match") }
@@ -346,7 +346,7 @@ func run() throws {
   let options = Options.parse(Array(ProcessInfo.processInfo.arguments.dropFirst()))
   let expectations = Expectations(
     issuer: "https://accounts.example.com",
-    clientID: "407408718192-9qk1vhp6c6ot4r3s6qbe1u5a0m5gk3nh.apps.example.com",
+    clientId: "407408718192-9qk1vhp6c6ot4r3s6qbe1u5a0m5gk3nh.apps.example.com",
     nonce: "n-0S6_WzA2Mj-hTQ3yJm9cUeLxV4kq7RzN1pFo8sDgY"
   )
   printError(

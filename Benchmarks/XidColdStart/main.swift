@@ -83,12 +83,12 @@ var steps: [(String, Duration)] = []
 
 do {
   let issuer = URL(string: "https://op.xid.test")!
-  let redirectURI = URL(string: "com.example.app:/callback")!
+  let redirectUri = URL(string: "com.example.app:/callback")!
   // Not a default argument replaced afterwards: that would create the URLSessionTransport all the same.
   let configuration =
     useURLSession
-    ? XidConfiguration(issuer: issuer, clientId: "xid-example", redirectUri: redirectURI)
-    : XidConfiguration(issuer: issuer, clientId: "xid-example", redirectUri: redirectURI, transport: NoTransport())
+    ? XidConfiguration(issuer: issuer, clientId: "xid-example", redirectUri: redirectUri)
+    : XidConfiguration(issuer: issuer, clientId: "xid-example", redirectUri: redirectUri, transport: NoTransport())
   step("configuration")
   let storage = try FileTokenStorage(directory: URL(fileURLWithPath: arguments[0], isDirectory: true))
   step("storage")

@@ -1,7 +1,13 @@
 import Foundation
-// Xid: an OpenID Connect and OAuth 2.0 client. This module re-exports the JOSE layer it is built on,
-// so `import Xid` gives access to tokens, keys and errors alike.
+@_exported import XidApple
+// `import Xid` gives the whole API: the layers below are re-exported.
+@_exported import XidCore
 @_exported import XidJOSE
+@_exported import XidURLSession
+
+#if os(macOS) || os(Linux)
+  @_exported import XidLoopback
+#endif
 
 /// Signs a user in at an OpenID provider and keeps a valid access token at hand, for the app and its
 /// extensions.
@@ -9,13 +15,17 @@ import Foundation
 /// Use ``shared``, or your own instances for several accounts or providers (and in tests):
 ///
 /// ```swift
-/// try Xid.shared.configure(options: XidConfiguration(
+/// Xid.shared.configure(options: XidConfiguration(
 ///   issuer: URL(string: "https://accounts.example.com")!, clientId: "my-app",
 ///   redirectUri: URL(string: "com.example.app:/oauth/callback")!))
 /// let session = try await Xid.shared.signIn()
 /// let token = try await Xid.shared.getAccessToken()          // refreshed when needed
 /// try await Xid.shared.signOut()
 /// ```
+///
+/// `Xid` is the composition root: it fills in the platform's defaults (``URLSessionTransport``, the
+/// keychain or ``FileTokenStorage``, the web authentication session or the loopback browser) and hands
+/// the work to a ``SessionEngine`` of the portable core.
 ///
 /// Every method throws ``XidError``. The ones to handle in an app: ``XidError/Code/signInRequired``
 /// and ``XidError/Code/sessionExpired`` (show sign-in), ``XidError/Code/userCancelled``, and
@@ -27,6 +37,7 @@ public final class Xid: Sendable {
 
   private struct State: Sendable {
     var configuration: XidConfiguration?
+    var configurationError: XidError?
     var storage: (any TokenStorageAdapter)?
     var engine: SessionEngine?
   }
@@ -38,27 +49,50 @@ public final class Xid: Sendable {
 
   /// Creates a configured instance with `storage` (by default the platform's: the keychain on Apple
   /// platforms, ``FileTokenStorage`` elsewhere).
+  ///
+  /// - Throws: ``XidError/Code/invalidConfiguration`` with what to change.
   public convenience init(configuration: XidConfiguration, storage: (any TokenStorageAdapter)? = nil) throws {
+    try configuration.validate()
     self.init()
-    if let storage { try setTokenStorage(storage) }
-    try configure(options: configuration)
+    if let storage { setTokenStorage(storage) }
+    configure(options: configuration)
   }
 
   /// Sets the provider, client and options. Replaces any previous configuration; stored sessions are
   /// kept and found again by issuer, client and account.
   ///
-  /// - Throws: ``XidError/Code/invalidConfiguration`` with what to change.
-  public func configure(options: XidConfiguration) throws {
-    try options.validate()
+  /// A configuration that is not valid is logged at once, kept in ``configurationError``, and reported
+  /// as ``XidError/Code/invalidConfiguration`` by every call that needs a configuration; a previous
+  /// valid configuration stays in use. Call ``XidConfiguration/validate()`` to check one early.
+  public func configure(options: XidConfiguration) {
+    do {
+      try options.validate()
+    } catch {
+      let error = error as? XidError ?? XidError(.invalidConfiguration, "the configuration is not valid")
+      let kept = state.update { state -> Bool in
+        state.configurationError = error
+        return state.configuration != nil
+      }
+      options.logger.log(
+        .error, category: "configuration",
+        "configure(options:) was given a configuration that is not valid (\(error.reason))"
+          + (kept ? "; the previous configuration stays in use" : "; every call will report it"))
+      return
+    }
     state.update {
       $0.configuration = options
+      $0.configurationError = nil
       $0.engine = nil
     }
   }
 
+  /// Why the last configuration passed to ``configure(options:)`` was refused, or `nil` when it was
+  /// valid.
+  public var configurationError: XidError? { state.get().configurationError }
+
   /// Sets where tokens are stored. Call it before the first sign-in or token request; by default the
   /// keychain on Apple platforms and ``FileTokenStorage`` elsewhere.
-  public func setTokenStorage(_ storage: any TokenStorageAdapter) throws {
+  public func setTokenStorage(_ storage: any TokenStorageAdapter) {
     state.update {
       $0.storage = storage
       $0.engine = nil
@@ -69,10 +103,12 @@ public final class Xid: Sendable {
   private func engine() throws -> SessionEngine {
     try state.update { state in
       if let engine = state.engine { return engine }
-      guard let configuration = state.configuration else {
+      guard var configuration = state.configuration else {
+        if let error = state.configurationError { throw error }
         throw XidError(.notConfigured, "Xid is not configured: call configure(options:) first")
       }
-      let storage = try state.storage ?? Self.defaultStorage()
+      if configuration.transport == nil { configuration.transport = PlatformDefaults.transport() }
+      let storage = try state.storage ?? PlatformDefaults.storage()
       let engine = try SessionEngine(configuration: configuration, storage: storage)
       state.storage = storage
       state.engine = engine
@@ -80,18 +116,10 @@ public final class Xid: Sendable {
     }
   }
 
-  private static func defaultStorage() throws -> any TokenStorageAdapter {
-    #if canImport(Security)
-      KeychainTokenStorage()
-    #else
-      try FileTokenStorage()
-    #endif
-  }
-
   private func userAgent(_ override: (any AuthorizationUserAgent)?) throws -> any AuthorizationUserAgent {
     let configuration = state.get().configuration
     if let agent = override ?? configuration?.userAgent { return agent }
-    if let redirectURI = configuration?.redirectUri, let agent = defaultUserAgent(redirectURI: redirectURI) {
+    if let redirectUri = configuration?.redirectUri, let agent = PlatformDefaults.userAgent(redirectUri: redirectUri) {
       return agent
     }
     throw XidError(
@@ -108,13 +136,13 @@ public final class Xid: Sendable {
   @discardableResult
   public func signIn(options: SignInOptions = SignInOptions()) async throws -> XidSession {
     let engine = try engine()
-    return try await engine.signIn(options: options.authorizationOptions, userAgent: userAgent(options.userAgent))
+    return try await engine.signIn(options: options, userAgent: userAgent(options.userAgent))
   }
 
   /// The authorization URL of a new sign-in, for apps that present the page themselves. Pass the
   /// redirect the app then receives to ``handleRedirect(url:)``.
   public func authorizationURL(options: SignInOptions = SignInOptions()) async throws -> URL {
-    try await engine().authorizationURL(options: options.authorizationOptions)
+    try await engine().authorizationURL(options: options)
   }
 
   /// Completes a sign-in with the URL the provider redirected to: checks it against the pending
@@ -135,7 +163,7 @@ public final class Xid: Sendable {
   public func signInWithDeviceCode(
     scopes: [String]? = nil, showCode: @escaping @Sendable (DeviceAuthorization) async -> Void
   ) async throws -> XidSession {
-    try await engine().signInWithDevice(scopes: scopes, show: showCode)
+    try await engine().signInWithDeviceCode(scopes: scopes, showCode: showCode)
   }
 
   // MARK: - Session and tokens
@@ -159,15 +187,11 @@ public final class Xid: Sendable {
   /// With a valid token in memory it returns without leaving the caller's actor (Swift 6.2 and later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
-      let engine = try engine()
-      if !forceRefresh, let token = engine.account.usableAccessTokenFromMemory() { return token }
-      return try await engine.account.validRecord(force: forceRefresh).accessToken
+      try await engine().accessToken(forceRefresh: forceRefresh)
     }
   #else
     public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
-      let engine = try engine()
-      if !forceRefresh, let token = engine.account.usableAccessTokenFromMemory() { return token }
-      return try await engine.account.validRecord(force: forceRefresh).accessToken
+      try await engine().accessToken(forceRefresh: forceRefresh)
     }
   #endif
 
@@ -196,74 +220,6 @@ public final class Xid: Sendable {
   /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback, token
   ///   errors (see ``getAccessToken(forceRefresh:)``) and transport errors.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    let engine = try engine()
-    try request.url.requireSecure(for: "authorized request URL")
-    let token = try await getAccessToken()
-    let response = try await engine.configuration.transport.send(request.authorized(with: token))
-    guard response.status == 401, response.invalidTokenChallenge else { return response }
-    engine.configuration.logger.log(.info, category: "request", "the server refused the access token; refreshing once")
-    let fresh = try await getAccessToken(forceRefresh: true)
-    return try await engine.configuration.transport.send(request.authorized(with: fresh))
-  }
-}
-
-/// How one sign-in should go: what to ask the provider, and which user agent shows the page.
-public struct SignInOptions: Sendable {
-  /// Scopes instead of the configuration's; `openid` is always added.
-  public var scopes: [String]?
-  /// `prompt` values, for example `["login"]` or `["consent"]`.
-  public var prompt: [String]
-  /// A hint about who signs in (`login_hint`).
-  public var loginHint: String?
-  /// The maximum age of the user's authentication at the provider, in seconds (`max_age`).
-  public var maxAge: Int?
-  /// Preferred languages of the sign-in page (`ui_locales`).
-  public var uiLocales: [String]
-  /// Requested authentication context classes (`acr_values`).
-  public var acrValues: [String]
-  /// Extra authorization parameters; they cannot override the security parameters.
-  public var additionalParameters: [String: String]
-  /// The user agent for this sign-in instead of the configuration's.
-  public var userAgent: (any AuthorizationUserAgent)?
-
-  /// Creates options; every field is optional.
-  public init(
-    scopes: [String]? = nil, prompt: [String] = [], loginHint: String? = nil, maxAge: Int? = nil,
-    uiLocales: [String] = [], acrValues: [String] = [], additionalParameters: [String: String] = [:],
-    userAgent: (any AuthorizationUserAgent)? = nil
-  ) {
-    self.scopes = scopes
-    self.prompt = prompt
-    self.loginHint = loginHint
-    self.maxAge = maxAge
-    self.uiLocales = uiLocales
-    self.acrValues = acrValues
-    self.additionalParameters = additionalParameters
-    self.userAgent = userAgent
-  }
-
-  var authorizationOptions: AuthorizationOptions {
-    AuthorizationOptions(
-      scopes: scopes, prompt: prompt, loginHint: loginHint, maxAge: maxAge, uiLocales: uiLocales, acrValues: acrValues,
-      additionalParameters: additionalParameters)
-  }
-}
-
-extension HTTPRequest {
-  func authorized(with token: String) -> HTTPRequest {
-    var request = self
-    request.headers["Authorization"] = "Bearer " + token
-    return request
-  }
-}
-
-extension HTTPResponse {
-  /// Whether a 401 asks for a new token: its `WWW-Authenticate` says `invalid_token`, or cannot be
-  /// read (RFC 6750 §3). An `insufficient_scope` or another scheme's challenge does not.
-  var invalidTokenChallenge: Bool {
-    guard let challenge = headers["WWW-Authenticate"] else { return true }
-    guard challenge.lowercased().hasPrefix("bearer") else { return false }
-    guard let error = ProtocolHTTP.challengeParameter("error", in: challenge) else { return true }
-    return error == "invalid_token"
+    try await engine().send(request)
   }
 }

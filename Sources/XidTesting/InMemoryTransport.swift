@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 /// An `HTTPTransport` that hands each request straight to a ``TestProvider``: no sockets, no
 /// network, no waiting beyond what the provider is told to do.

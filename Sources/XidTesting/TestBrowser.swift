@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 /// Plays the user agent for tests that do not run a browser: it opens a URL on the provider, as the
 /// system browser would after the app hands it an authorization URL, and reports where the provider

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestClock: XidClock {
   /// Moves the clock forward by `seconds` at once instead of waiting, so that a client polling the

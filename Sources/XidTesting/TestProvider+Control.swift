@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 // What a test changes and reads between requests.
 extension TestProvider {

@@ -1,5 +1,6 @@
 import Foundation
-import Xid
+import XidCore
+import XidLoopback
 
 extension TestProvider {
   /// Starts a provider served over HTTP on `127.0.0.1` at an ephemeral port; its issuer is

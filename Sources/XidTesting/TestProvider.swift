@@ -1,5 +1,6 @@
 import Foundation
-import Xid
+import XidCore
+import XidLoopback
 
 /// An OpenID provider that runs inside the test process, for Xid's own tests and for the tests of
 /// apps built on Xid: discovery, JWKS, the authorization endpoint with a programmable user, pushed

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 /// The test provider's user, as an ``AuthorizationUserAgent``: `Xid.signIn()` then completes without
 /// a browser, the way ``TestProvider/user`` decides (approve, deny, …).
@@ -19,14 +19,14 @@ public struct TestUserAgent: AuthorizationUserAgent {
   /// A user agent that signs in with `browser`.
   public init(browser: TestBrowser) { self.browser = browser }
 
-  public func prepare(redirectURI: URL) async throws -> any AuthorizationUserAgentSession {
-    Session(redirectURI: redirectURI, browser: browser)
+  public func prepare(redirectUri: URL) async throws -> any AuthorizationUserAgentSession {
+    Session(redirectUri: redirectUri, browser: browser)
   }
 
   public func open(_ url: URL) async throws { _ = try await browser.load(url) }
 
   struct Session: AuthorizationUserAgentSession {
-    let redirectURI: URL
+    let redirectUri: URL
     let browser: TestBrowser
 
     func authorize(_ url: URL, state: String) async throws -> URL { try await browser.redirect(from: url) }

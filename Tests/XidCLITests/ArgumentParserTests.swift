@@ -38,7 +38,7 @@ struct ArgumentParserTests {
       "--scope", "email,api", "--redirect-port", "8765", "--browser", "firefox --new-window", "--timeout", "60",
     ])
     let expected = LoginOptions(
-      issuer: URL(string: "https://op.example.com")!, clientID: "cli", scopes: ["openid", "profile", "email", "api"],
+      issuer: URL(string: "https://op.example.com")!, clientId: "cli", scopes: ["openid", "profile", "email", "api"],
       redirectPort: 8765, browser: "firefox --new-window", timeout: 60)
     #expect(invocation == Invocation(.login(expected)))
     #expect(try parse("login --device") == Invocation(.login(LoginOptions(device: true))))

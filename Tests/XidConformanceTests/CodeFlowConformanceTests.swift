@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 /// The code flow, discovery and UserInfo as the OpenID Foundation's RP tests drive them, with an
@@ -17,7 +17,7 @@ struct CodeFlowConformanceTests {
       #expect(query["code_challenge_method"] == "S256")
       #expect(query["state"] == request.pending.state)
       #expect(query["nonce"] == request.pending.nonce)
-      #expect(query["scope"] == "openid profile email offline_access")
+      #expect(query["scope"] == "openid profile email")
 
       let callback = try await stage.browser.redirect(from: request.url)
       let result = try await stage.client.handleRedirect(url: callback, pending: [request.pending])
@@ -60,7 +60,7 @@ struct CodeFlowConformanceTests {
       #expect(all.email == "alice@example.com")
       #expect(all.emailVerified == true)
 
-      let emailOnly = try await stage.signIn(AuthorizationOptions(scopes: ["email"]))
+      let emailOnly = try await stage.signIn(SignInOptions(scopes: ["email"]))
       #expect(emailOnly.tokens.scope == ["openid", "email"])
       let some = try await stage.client.userInfo(
         accessToken: emailOnly.tokens.accessToken, expectedSubject: emailOnly.idToken.subject)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 /// ID tokens whose claims break OpenID Connect Core 1.0 §3.1.3.7 (and §12.2 after a refresh) are

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 /// The provider rotates its signing key while the client holds its key set: the client fetches the

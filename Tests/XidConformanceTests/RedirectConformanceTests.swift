@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 /// Authorization responses that do not answer the client's request, or come from another issuer, are

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 /// Hostile input, generated deterministically, ends in an ``XidError``: never a crash, a hang, another
@@ -37,7 +37,7 @@ struct RobustnessTests {
     let key = try JWSSigningKey.generate(for: .es256)
     let keySet = JWKSet(keys: [try key.verificationKey()])
     let validator = IDTokenValidator(
-      issuer: TestProvider.defaultIssuer.absoluteString, clientID: TestClient.example.id, allowedAlgorithms: [.es256])
+      issuer: TestProvider.defaultIssuer.absoluteString, clientId: TestClient.example.id, allowedAlgorithms: [.es256])
     let now = Stage.start
     let nonce = "n-0123456789"
     let accessToken = "an-access-token"

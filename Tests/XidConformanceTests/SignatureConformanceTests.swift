@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 /// ID token signatures: every algorithm Xid supports verifies with the provider's published key; a

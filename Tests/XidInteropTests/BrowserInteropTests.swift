@@ -43,11 +43,11 @@ extension GlewlwydInterop {
         "--password", environment.password,
       ]
       let agent = LoopbackUserAgent(browser: .command(command.joined(separator: " ")), timeout: .seconds(90))
-      let fixture = try InteropFixture(redirectURI: environment.browserRedirectURI, userAgent: agent)
+      let fixture = try InteropFixture(redirectUri: environment.browserRedirectURI, userAgent: agent)
 
       let session = try await fixture.xid.signIn()
       #expect(!session.subject.isEmpty)
-      #expect(session.claims.audience.contains(fixture.clientID))
+      #expect(session.claims.audience.contains(fixture.clientId))
       #expect(try await fixture.xid.userInfo().subject == session.subject)
       #expect(try fixture.stored("refresh_token") != nil)
 

@@ -24,13 +24,13 @@ extension GlewlwydInterop {
     @Test(arguments: Client.allCases)
     func signInGivesAValidatedSessionWithTheClientsSigningAlgorithm(client: Client) async throws {
       let environment = try InteropEnvironment.require()
-      let fixture = try InteropFixture(clientID: client.id(in: environment))
+      let fixture = try InteropFixture(clientId: client.id(in: environment))
       let session = try await fixture.xid.signIn()
 
       #expect(!session.subject.isEmpty)
       #expect(session.issuer == environment.issuer.absoluteString)
       #expect(session.claims.issuer == environment.issuer.absoluteString)
-      #expect(session.claims.audience.contains(fixture.clientID))
+      #expect(session.claims.audience.contains(fixture.clientId))
       #expect(session.scopes.contains("openid"))
 
       // The ID token Xid stored, checked once more here against the provider's JWKS, with only the

@@ -28,7 +28,7 @@ extension GlewlwydInterop {
       let session = try await signedIn
 
       #expect(!session.subject.isEmpty)
-      #expect(session.claims.audience.contains(fixture.clientID))
+      #expect(session.claims.audience.contains(fixture.clientId))
       #expect(try await fixture.xid.userInfo().subject == session.subject)
       #expect(try await fixture.xid.getSession() == session)
     }
@@ -57,15 +57,15 @@ extension GlewlwydInterop {
       let revocation = try await fixture.glewlwyd.transport.send(
         .form(
           try await fixture.glewlwyd.endpoint("revocation_endpoint", of: fixture.issuer),
-          [("token", refreshToken), ("token_type_hint", "refresh_token"), ("client_id", fixture.clientID)]))
+          [("token", refreshToken), ("token_type_hint", "refresh_token"), ("client_id", fixture.clientId)]))
       #expect(revocation.status == 401)
       let refreshed = try await fixture.glewlwyd.refresh(
-        refreshToken, issuer: fixture.issuer, clientID: fixture.clientID)
+        refreshToken, issuer: fixture.issuer, clientId: fixture.clientId)
       #expect(refreshed.status == 200)
       // Tidy up with glewlwyd's own grant for public clients.
       if let rotated = try JSONValue(parsing: Array(refreshed.body))["refresh_token"]?.stringValue {
         let deleted = try await fixture.glewlwyd.deleteToken(
-          rotated, issuer: fixture.issuer, clientID: fixture.clientID)
+          rotated, issuer: fixture.issuer, clientId: fixture.clientId)
         #expect(deleted.status == 200)
       }
       fixture.expectNoSecretsLogged([refreshToken])
@@ -84,7 +84,7 @@ extension GlewlwydInterop {
       #expect(
         page.url.settingQueryValue("id_token_hint", to: nil).absoluteString.hasPrefix(endSession.absoluteString + "?"))
       #expect(
-        page.url.queryValue("post_logout_redirect_uri") == fixture.environment.postLogoutRedirectURI.absoluteString)
+        page.url.queryValue("post_logout_redirect_uri") == fixture.environment.postLogoutRedirectUri.absoluteString)
       let hint = try #require(page.url.queryValue("id_token_hint"))
       let hinted = try SignedJWT(
         verifying: hint, using: try await fixture.glewlwyd.keys(fixture.issuer), allowedAlgorithms: [.es256])
@@ -95,7 +95,7 @@ extension GlewlwydInterop {
       let location = try #require(page.location)
       #expect(location.contains("/login.html?"))
       #expect(location.contains("prompt=end_session"))
-      #expect(location.contains("client_id=\(fixture.clientID)"))
+      #expect(location.contains("client_id=\(fixture.clientId)"))
     }
   }
 }

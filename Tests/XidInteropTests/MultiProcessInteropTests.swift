@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import XidTestSupport
 import Xid
+import XidTestSupport
 
 extension GlewlwydInterop {
   /// The multi-process refresh test of XidSessionTests once more, against glewlwyd: eight processes
@@ -16,7 +16,7 @@ extension GlewlwydInterop {
     static let tasksPerProcess = 200
     static let rounds = 3
     /// The workers' `expiryLeeway` (Tests/XidRefreshWorker/main.swift).
-    static let workerLeeway: TimeInterval = 1
+    static let workerLeeway: Int64 = 1
 
     /// The worker executable, built next to the test bundle.
     static var workerURL: URL { builtExecutable(named: "XidRefreshWorker") }
@@ -30,7 +30,7 @@ extension GlewlwydInterop {
 
     @Test func eightProcessesRefreshExactlyOncePerExpiryAtGlewlwydAndNeverSignOut() async throws {
       let environment = try InteropEnvironment.require()
-      let fixture = try InteropFixture(issuer: environment.shortIssuer, expiryLeeway: Self.workerLeeway)
+      let fixture = try InteropFixture(issuer: environment.shortIssuer, expiryLeeway: .seconds(Self.workerLeeway))
       let glewlwyd = fixture.glewlwyd
       let cookie = try await glewlwyd.logIn()
       let control = fixture.directory.url.appendingPathComponent("control", isDirectory: true)
@@ -44,7 +44,7 @@ extension GlewlwydInterop {
         let process = Process()
         process.executableURL = Self.workerURL
         process.arguments = [
-          fixture.issuer.absoluteString, fixture.clientID, fixture.configuration.redirectUri.absoluteString,
+          fixture.issuer.absoluteString, fixture.clientId, fixture.configuration.redirectUri.absoluteString,
           fixture.storage.directory.path, control.path, String(index), String(Self.tasksPerProcess),
           String(Self.rounds), userInfo.absoluteString,
         ]
@@ -57,15 +57,15 @@ extension GlewlwydInterop {
       for round in 1...Self.rounds {
         // Wait until the stored access token counts as expired for the workers (read afresh from storage).
         let expiresAt = try #require(try await fixture.relaunched().getSession()?.accessTokenExpiresAt)
-        let wait = expiresAt.timeIntervalSinceNow - Self.workerLeeway + 0.2
+        let wait = expiresAt.timeIntervalSinceNow - TimeInterval(Self.workerLeeway) + 0.2
         if wait > 0 { try await Task.sleep(for: .milliseconds(Int(wait * 1000))) }
 
         let before = try await glewlwyd.refreshTokenCount(
-          issuer: fixture.issuer, clientID: fixture.clientID, cookie: cookie)
+          issuer: fixture.issuer, clientId: fixture.clientId, cookie: cookie)
         try Data().write(to: control.appendingPathComponent("go-\(round)"))
         try await Self.waitForFiles(in: control, prefix: "done-\(round)-", count: Self.processes)
         let after = try await glewlwyd.refreshTokenCount(
-          issuer: fixture.issuer, clientID: fixture.clientID, cookie: cookie)
+          issuer: fixture.issuer, clientId: fixture.clientId, cookie: cookie)
         refreshes.append(after - before)
 
         let reports = try (0..<Self.processes).map { index in

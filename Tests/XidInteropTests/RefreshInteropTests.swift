@@ -23,7 +23,7 @@ extension GlewlwydInterop {
 
       // The old refresh token, sent by hand: refused with glewlwyd's empty 400.
       let replay = try await fixture.glewlwyd.refresh(
-        firstRefresh, issuer: fixture.issuer, clientID: fixture.clientID)
+        firstRefresh, issuer: fixture.issuer, clientId: fixture.clientId)
       #expect(replay.status == 400)
       #expect(replay.body.isEmpty)
 
@@ -52,7 +52,7 @@ extension GlewlwydInterop {
       #expect(try fixture.storedRecord() == nil)
 
       // glewlwyd's reuse detection revoked the chain: the newest refresh token is dead as well.
-      let response = try await fixture.glewlwyd.refresh(newest, issuer: fixture.issuer, clientID: fixture.clientID)
+      let response = try await fixture.glewlwyd.refresh(newest, issuer: fixture.issuer, clientId: fixture.clientId)
       #expect(response.status == 400)
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct AuthorizationRequestTests {
   @Test func pkceChallengeMatchesRFC7636AppendixB() {
@@ -24,8 +24,8 @@ struct AuthorizationRequestTests {
     let query = request.url.query
     #expect(request.url.absoluteString.hasPrefix("https://op.example/authorize?"))
     #expect(query["response_type"] == "code")
-    #expect(query["client_id"] == FakeProvider.clientID)
-    #expect(query["redirect_uri"] == FakeProvider.redirectURI.absoluteString)
+    #expect(query["client_id"] == FakeProvider.clientId)
+    #expect(query["redirect_uri"] == FakeProvider.redirectUri.absoluteString)
     #expect(query["code_challenge_method"] == "S256")
     #expect(query["code_challenge"] == PKCE.challenge(for: request.pending.codeVerifier))
     #expect(query["state"] == request.pending.state)
@@ -55,14 +55,14 @@ struct AuthorizationRequestTests {
     let request = try await client.makeAuthorizationRequest()
     #expect(request.url.query["scope"] == "openid email profile")
     #expect(request.pending.scopes == ["openid", "email", "profile"])
-    let other = try await client.makeAuthorizationRequest(AuthorizationOptions(scopes: []))
+    let other = try await client.makeAuthorizationRequest(SignInOptions(scopes: []))
     #expect(other.url.query["scope"] == "openid")
   }
 
   @Test func optionalParametersAreSent() async throws {
     let provider = try FakeProvider()
-    let options = AuthorizationOptions(
-      prompt: ["login", "consent"], loginHint: "alice@example.com", maxAge: 300, uiLocales: ["fr-CA", "en"],
+    let options = SignInOptions(
+      prompt: ["login", "consent"], loginHint: "alice@example.com", maxAge: .seconds(300), uiLocales: ["fr-CA", "en"],
       acrValues: ["urn:mace:incommon:iap:silver"], additionalParameters: ["audience": "https://api.example"])
     let request = try await provider.client().makeAuthorizationRequest(options)
     let query = request.url.query
@@ -72,7 +72,7 @@ struct AuthorizationRequestTests {
     #expect(query["ui_locales"] == "fr-CA en")
     #expect(query["acr_values"] == "urn:mace:incommon:iap:silver")
     #expect(query["audience"] == "https://api.example")
-    #expect(request.pending.maxAge == 300)
+    #expect(request.pending.maxAge == .seconds(300))
   }
 
   @Test(arguments: [
@@ -81,7 +81,7 @@ struct AuthorizationRequestTests {
   ])
   func additionalParametersCannotOverrideSecurityParameters(name: String) async throws {
     let provider = try FakeProvider()
-    let options = AuthorizationOptions(additionalParameters: [name: "attacker"])
+    let options = SignInOptions(additionalParameters: [name: "attacker"])
     await expectXidError(.invalidConfiguration) { try await provider.client().makeAuthorizationRequest(options) }
   }
 
@@ -101,23 +101,23 @@ struct AuthorizationRequestTests {
   @Test func pushedAuthorizationIsUsedWhenTheProviderRequiresIt() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.withLock { $0["require_pushed_authorization_requests"] = true }
-    let request = try await provider.client().makeAuthorizationRequest(AuthorizationOptions(maxAge: 60))
+    let request = try await provider.client().makeAuthorizationRequest(SignInOptions(maxAge: .seconds(60)))
     #expect(request.isPushed)
     let query = request.url.queryParameters
     #expect(query.map(\.0).sorted() == ["client_id", "request_uri"])
     #expect(request.url.query["request_uri"] == "urn:ietf:params:oauth:request_uri:abc")
-    #expect(request.url.query["client_id"] == FakeProvider.clientID)
+    #expect(request.url.query["client_id"] == FakeProvider.clientId)
     let pushed = try #require(provider.transport.requests(to: "/par").first)
     #expect(pushed.method == "POST")
     #expect(pushed.headers["Content-Type"] == "application/x-www-form-urlencoded")
     #expect(pushed.headers["Accept"] == "application/json")
     let form = pushed.form
-    #expect(form["client_id"] == FakeProvider.clientID)
+    #expect(form["client_id"] == FakeProvider.clientId)
     #expect(form["state"] == request.pending.state)
     #expect(form["nonce"] == request.pending.nonce)
     #expect(form["code_challenge"] == PKCE.challenge(for: request.pending.codeVerifier))
     #expect(form["max_age"] == "60")
-    #expect(form["redirect_uri"] == FakeProvider.redirectURI.absoluteString)
+    #expect(form["redirect_uri"] == FakeProvider.redirectUri.absoluteString)
   }
 
   @Test func signInThroughPushedAuthorizationCompletes() async throws {
@@ -135,7 +135,7 @@ struct AuthorizationRequestTests {
     let request = try await provider.client { $0.prefersPushedAuthorization = true }.makeAuthorizationRequest()
     #expect(request.isPushed)
     let perRequest = try await provider.client().makeAuthorizationRequest(
-      AuthorizationOptions(usePushedAuthorization: true))
+      SignInOptions(usePushedAuthorization: true))
     #expect(perRequest.isPushed)
   }
 
@@ -183,9 +183,9 @@ struct AuthorizationRequestTests {
   @Test func perRequestRedirectURIIsUsedAndRemembered() async throws {
     let provider = try FakeProvider()
     let loopback = URL(string: "http://127.0.0.1:53124/callback")!
-    let request = try await provider.client().makeAuthorizationRequest(AuthorizationOptions(redirectURI: loopback))
+    let request = try await provider.client().makeAuthorizationRequest(SignInOptions(redirectUri: loopback))
     #expect(request.url.query["redirect_uri"] == loopback.absoluteString)
-    #expect(request.pending.redirectURI == loopback)
+    #expect(request.pending.redirectUri == loopback)
   }
 
   @Test func pendingAuthorizationDescriptionShowsNoSecret() async throws {
@@ -206,19 +206,19 @@ struct AuthorizationRequestTests {
 
   @Test func pendingAuthorizationSurvivesCodableRoundTrip() async throws {
     let provider = try FakeProvider()
-    let pending = try await provider.client().makeAuthorizationRequest(AuthorizationOptions(maxAge: 5)).pending
+    let pending = try await provider.client().makeAuthorizationRequest(SignInOptions(maxAge: .seconds(5))).pending
     let data = try JSONEncoder().encode(pending)
     let decoded = try JSONDecoder().decode(PendingAuthorization.self, from: data)
     #expect(decoded == pending)
-    #expect(decoded.maxAge == 5)
+    #expect(decoded.maxAge == .seconds(5))
     #expect(decoded.issuer == FakeProvider.issuer)
-    #expect(decoded.clientID == FakeProvider.clientID)
+    #expect(decoded.clientId == FakeProvider.clientId)
     #expect(decoded.createdAt == provider.clock.now)
   }
 
   @Test func clientSecretDoesNotAppearInConfigurationDescription() {
-    let configuration = ClientConfiguration(
-      issuer: URL(string: "https://op.example")!, clientID: "c", redirectURI: FakeProvider.redirectURI,
+    let configuration = XidConfiguration(
+      issuer: URL(string: "https://op.example")!, clientId: "c", redirectUri: FakeProvider.redirectUri,
       clientAuthentication: .clientSecretPost(secret: "very-secret-value"))
     var dumped = ""
     dump(configuration, to: &dumped)

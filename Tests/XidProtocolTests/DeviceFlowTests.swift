@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct DeviceFlowTests {
   static func deviceResponse(expiresIn: Int64 = 600, interval: Int64? = nil) -> HTTPResponse {
@@ -37,7 +37,7 @@ struct DeviceFlowTests {
     #expect(authorization.interval == 5)
     #expect(authorization.expiresAt == provider.clock.now.addingTimeInterval(600))
     let request = try #require(provider.transport.requests(to: "/device").first)
-    #expect(request.form == ["scope": "openid profile offline_access", "client_id": FakeProvider.clientID])
+    #expect(request.form == ["scope": "openid profile", "client_id": FakeProvider.clientId])
     #expect(!"\(authorization)".contains("device-code-1"))
     #expect(!"\(authorization)".contains("WDJB-MJHT"))
   }
@@ -61,7 +61,7 @@ struct DeviceFlowTests {
     #expect(
       polls[0].form == [
         "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": "device-code-1",
-        "client_id": FakeProvider.clientID,
+        "client_id": FakeProvider.clientId,
       ])
   }
 
@@ -136,8 +136,8 @@ struct DeviceFlowTests {
   @Test func pollingWithTheSystemClockStopsPromptlyWhenCancelled() async throws {
     // A 5-minute interval: a cancelled poll that waited it out would take minutes, not seconds.
     let provider = try Self.provider(script: [Self.pending], expiresIn: 3600, interval: 300)
-    var configuration = ClientConfiguration(
-      issuer: URL(string: FakeProvider.issuer)!, clientID: FakeProvider.clientID, redirectURI: FakeProvider.redirectURI)
+    var configuration = XidConfiguration(
+      issuer: URL(string: FakeProvider.issuer)!, clientId: FakeProvider.clientId, redirectUri: FakeProvider.redirectUri)
     configuration.scopes = []
     let client = try OpenIDClient(configuration: configuration, transport: provider.transport, clock: SystemClock())
     let authorization = try await client.startDeviceAuthorization()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct DiscoveryTests {
   @Test func discoveryURLKeepsTheIssuerPath() {
@@ -88,7 +88,7 @@ struct DiscoveryTests {
 
   @Test func metadataIsCachedForItsLifetime() async throws {
     let provider = try FakeProvider()
-    let client = try provider.client { $0.metadataLifetime = 600 }
+    let client = try provider.client { $0.metadataLifetime = .seconds(600) }
     _ = try await client.metadata()
     _ = try await client.metadata()
     provider.clock.advance(by: 599)
@@ -131,8 +131,8 @@ struct DiscoveryTests {
 
   @Test func insecureIssuerIsRefusedBeforeAnyRequest() throws {
     let transport = ScriptedTransport { _ in HTTPResponse(status: 500) }
-    let configuration = ClientConfiguration(
-      issuer: URL(string: "http://op.example")!, clientID: "c", redirectURI: FakeProvider.redirectURI)
+    let configuration = XidConfiguration(
+      issuer: URL(string: "http://op.example")!, clientId: "c", redirectUri: FakeProvider.redirectUri)
     expectXidError(.insecureURL) { try OpenIDClient(configuration: configuration, transport: transport) }
     #expect(transport.requests.isEmpty)
   }
@@ -140,13 +140,13 @@ struct DiscoveryTests {
   @Test func httpRedirectURIToANonLoopbackHostIsRefused() throws {
     let transport = ScriptedTransport { _ in HTTPResponse(status: 500) }
     for uri in ["http://app.example/callback", "https:/callback", "com.example.app:/cb#frag"] {
-      let configuration = ClientConfiguration(
-        issuer: URL(string: "https://op.example")!, clientID: "c", redirectURI: URL(string: uri)!)
+      let configuration = XidConfiguration(
+        issuer: URL(string: "https://op.example")!, clientId: "c", redirectUri: URL(string: uri)!)
       expectXidError(.invalidConfiguration) { try OpenIDClient(configuration: configuration, transport: transport) }
     }
     for uri in ["http://127.0.0.1:49152/callback", "http://[::1]/cb", "https://app.example/cb", "com.example.app:/cb"] {
-      let configuration = ClientConfiguration(
-        issuer: URL(string: "https://op.example")!, clientID: "c", redirectURI: URL(string: uri)!)
+      let configuration = XidConfiguration(
+        issuer: URL(string: "https://op.example")!, clientId: "c", redirectUri: URL(string: uri)!)
       #expect(throws: Never.self) { try OpenIDClient(configuration: configuration, transport: transport) }
     }
   }

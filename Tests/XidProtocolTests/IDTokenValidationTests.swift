@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 /// One test per rule of OpenID Connect Core 1.0 §3.1.3.7 (and §3.1.3.8 for `at_hash`), each with a
 /// token that passes and one that fails.
@@ -17,7 +17,7 @@ struct IDTokenValidationTests {
   init() throws {
     signer = try JWSSigningKey.generate(for: .es256, keyID: "k1")
     keySet = JWKSet(keys: [try signer.verificationKey()])
-    validator = IDTokenValidator(issuer: "https://op.example", clientID: "client-1", allowedAlgorithms: [.es256])
+    validator = IDTokenValidator(issuer: "https://op.example", clientId: "client-1", allowedAlgorithms: [.es256])
   }
 
   var nowSeconds: Int64 { Int64(now.timeIntervalSince1970) }
@@ -44,7 +44,7 @@ struct IDTokenValidationTests {
     validator: IDTokenValidator? = nil
   ) throws -> IDToken {
     try (validator ?? self.validator).validate(
-      token, purpose: .authentication(nonce: nonce, maxAge: maxAge), accessToken: accessToken,
+      token, purpose: .authentication(nonce: nonce, maxAge: maxAge.map { .seconds($0) }), accessToken: accessToken,
       authorizationCode: code, keySet: keySet, now: time ?? now)
   }
 
@@ -98,11 +98,11 @@ struct IDTokenValidationTests {
 
   @Test func leewayIsConfigurable() throws {
     let strict = IDTokenValidator(
-      issuer: "https://op.example", clientID: "client-1", allowedAlgorithms: [.es256], leeway: 0)
+      issuer: "https://op.example", clientId: "client-1", allowedAlgorithms: [.es256], leeway: .seconds(0))
     expectXidError(.invalidIDToken) { try validate(try token(["exp": .int(nowSeconds - 1)]), validator: strict) }
     expectXidError(.invalidIDToken) { try validate(try token(["iat": .int(nowSeconds + 1)]), validator: strict) }
     let lenient = IDTokenValidator(
-      issuer: "https://op.example", clientID: "client-1", allowedAlgorithms: [.es256], leeway: 300)
+      issuer: "https://op.example", clientId: "client-1", allowedAlgorithms: [.es256], leeway: .seconds(300))
     try validate(try token(["exp": .int(nowSeconds - 299)]), validator: lenient)
   }
 
@@ -168,7 +168,7 @@ struct IDTokenValidationTests {
   }
 
   @Test func algorithmOutsideTheAllowedSetIsRefusedWhateverTheHeaderSays() throws {
-    let rsaValidator = IDTokenValidator(issuer: "https://op.example", clientID: "client-1", allowedAlgorithms: [.rs256])
+    let rsaValidator = IDTokenValidator(issuer: "https://op.example", clientId: "client-1", allowedAlgorithms: [.rs256])
     // An ES256 token whose key is in the set: the provider said RS256, so it is refused.
     expectXidError(.algorithmNotAllowed) { try validate(try token(), validator: rsaValidator) }
   }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct JWKSCacheTests {
   /// A JWK Set endpoint serving `keys`, which a test may change, and counting its fetches.

@@ -2,13 +2,13 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct RedirectTests {
-  static func pending(state: String = "state-1", redirectURI: URL = FakeProvider.redirectURI) -> PendingAuthorization {
+  static func pending(state: String = "state-1", redirectUri: URL = FakeProvider.redirectUri) -> PendingAuthorization {
     PendingAuthorization(
-      state: state, nonce: "nonce-1", codeVerifier: "verifier-1", redirectURI: redirectURI, maxAge: nil,
-      issuer: FakeProvider.issuer, clientID: FakeProvider.clientID, scopes: ["openid"],
+      state: state, nonce: "nonce-1", codeVerifier: "verifier-1", redirectUri: redirectUri, maxAge: nil,
+      issuer: FakeProvider.issuer, clientId: FakeProvider.clientId, scopes: ["openid"],
       createdAt: Date(timeIntervalSince1970: 0))
   }
 
@@ -74,7 +74,7 @@ struct RedirectTests {
   }
 
   @Test func loopbackRedirectMustMatchPortAndPath() throws {
-    let pending = Self.pending(redirectURI: URL(string: "http://127.0.0.1:50000/cb")!)
+    let pending = Self.pending(redirectUri: URL(string: "http://127.0.0.1:50000/cb")!)
     let ok = Self.callback([("code", "c"), ("state", "state-1")], base: "http://127.0.0.1:50000/cb")
     #expect(throws: Never.self) { try AuthorizationResponse(callbackURL: ok, pending: [pending], requireIssuer: false) }
     for base in [
@@ -89,7 +89,7 @@ struct RedirectTests {
   }
 
   @Test func redirectSchemeAndHostCompareCaseInsensitivelyAndDefaultPortsMatch() throws {
-    let pending = Self.pending(redirectURI: URL(string: "https://app.example/cb")!)
+    let pending = Self.pending(redirectUri: URL(string: "https://app.example/cb")!)
     let url = Self.callback([("code", "c"), ("state", "state-1")], base: "HTTPS://App.Example:443/cb")
     #expect(throws: Never.self) {
       try AuthorizationResponse(callbackURL: url, pending: [pending], requireIssuer: false)
@@ -191,8 +191,8 @@ struct RedirectTests {
     let provider = try FakeProvider()
     let client = try provider.client()
     let foreign = PendingAuthorization(
-      state: "state-1", nonce: "n", codeVerifier: "v", redirectURI: FakeProvider.redirectURI, maxAge: nil,
-      issuer: "https://other.example", clientID: FakeProvider.clientID, scopes: ["openid"], createdAt: Date())
+      state: "state-1", nonce: "n", codeVerifier: "v", redirectUri: FakeProvider.redirectUri, maxAge: nil,
+      issuer: "https://other.example", clientId: FakeProvider.clientId, scopes: ["openid"], createdAt: Date())
     await expectXidError(.stateMismatch) {
       try await client.handleRedirect(url: Self.callback([("code", "c"), ("state", "state-1")]), pending: [foreign])
     }

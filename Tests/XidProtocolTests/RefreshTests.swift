@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct RefreshTests {
   /// A client signed in with `provider`, and its ID token.
@@ -30,7 +30,7 @@ struct RefreshTests {
     #expect(
       request.form == [
         "grant_type": "refresh_token", "refresh_token": "refresh-token-1", "scope": "openid",
-        "client_id": FakeProvider.clientID,
+        "client_id": FakeProvider.clientId,
       ])
     #expect(result.tokens.accessToken == "access-token-2")
     #expect(result.tokens.refreshToken == nil)

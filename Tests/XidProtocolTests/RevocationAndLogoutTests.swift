@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct RevocationAndLogoutTests {
   @Test func revocationPostsTheTokenWithItsHintAndClientID() async throws {
@@ -12,7 +12,7 @@ struct RevocationAndLogoutTests {
     #expect(request.method == "POST")
     #expect(
       request.form == [
-        "token": "refresh-token-1", "token_type_hint": "refresh_token", "client_id": FakeProvider.clientID,
+        "token": "refresh-token-1", "token_type_hint": "refresh_token", "client_id": FakeProvider.clientId,
       ])
   }
 
@@ -20,7 +20,7 @@ struct RevocationAndLogoutTests {
     let provider = try FakeProvider()
     try await provider.client { $0.clientAuthentication = .clientSecretPost(secret: "s") }.revoke("at")
     let request = try #require(provider.transport.requests(to: "/revoke").first)
-    #expect(request.form == ["token": "at", "client_id": FakeProvider.clientID, "client_secret": "s"])
+    #expect(request.form == ["token": "at", "client_id": FakeProvider.clientId, "client_secret": "s"])
   }
 
   @Test func revocationErrorIsTyped() async throws {
@@ -42,7 +42,7 @@ struct RevocationAndLogoutTests {
   @Test func endSessionURLCarriesHintRedirectStateAndClientID() async throws {
     let provider = try FakeProvider()
     let client = try provider.client {
-      $0.postLogoutRedirectURI = URL(string: "com.example.app:/logged-out")!
+      $0.postLogoutRedirectUri = URL(string: "com.example.app:/logged-out")!
     }
     let (redirect, pending) = try await provider.authorize(client)
     let idToken = try await client.handleRedirect(url: redirect, pending: [pending]).idToken
@@ -50,7 +50,7 @@ struct RevocationAndLogoutTests {
     #expect(url.absoluteString.hasPrefix("https://op.example/logout?"))
     #expect(
       url.query == [
-        "id_token_hint": idToken.compact, "client_id": FakeProvider.clientID,
+        "id_token_hint": idToken.compact, "client_id": FakeProvider.clientId,
         "post_logout_redirect_uri": "com.example.app:/logged-out", "state": "s-1",
       ])
   }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct SupportTests {
   static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

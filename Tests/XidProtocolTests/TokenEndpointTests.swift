@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct TokenEndpointTests {
   /// Signs in up to the token request, with the token endpoint answering `response`.
@@ -27,15 +27,15 @@ struct TokenEndpointTests {
     #expect(request.headers["Authorization"] == nil)
     #expect(
       request.form == [
-        "grant_type": "authorization_code", "code": "code-xyz", "redirect_uri": FakeProvider.redirectURI.absoluteString,
-        "code_verifier": pending.codeVerifier, "client_id": FakeProvider.clientID,
+        "grant_type": "authorization_code", "code": "code-xyz", "redirect_uri": FakeProvider.redirectUri.absoluteString,
+        "code_verifier": pending.codeVerifier, "client_id": FakeProvider.clientId,
       ])
     #expect(result.tokens.accessToken == "access-token-1")
     #expect(result.tokens.refreshToken == "refresh-token-1")
     #expect(result.tokens.tokenType == .bearer)
     #expect(result.tokens.expiresIn == 3600)
     #expect(result.tokens.expiresAt == provider.clock.now.addingTimeInterval(3600))
-    #expect(result.tokens.scope == ["openid", "profile", "offline_access"])
+    #expect(result.tokens.scope == ["openid", "profile"])
     #expect(result.idToken.subject == "alice")
     #expect(result.idToken.claims.nonce == pending.nonce)
     #expect(result.pending == pending)

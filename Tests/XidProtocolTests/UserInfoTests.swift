@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 struct UserInfoTests {
   @Test func userInfoIsFetchedWithTheBearerToken() async throws {

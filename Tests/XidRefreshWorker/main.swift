@@ -24,7 +24,7 @@ let transport = URLSessionTransport(timeout: .seconds(20))
 let xid = try Xid(
   configuration: XidConfiguration(
     issuer: URL(string: arguments[1])!, clientId: arguments[2], redirectUri: URL(string: arguments[3])!,
-    expiryLeeway: 1, refreshLockTimeout: .seconds(20), transport: transport,
+    expiryLeeway: .seconds(1), refreshLockTimeout: .seconds(20), transport: transport,
     logger: StandardErrorLogger(minimumLevel: .error)),
   storage: FileTokenStorage(directory: URL(fileURLWithPath: arguments[4], isDirectory: true)))
 

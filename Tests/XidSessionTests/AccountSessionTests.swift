@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import Xid
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 /// A refresher that counts calls and answers from a script.
 final class ScriptedRefresher: @unchecked Sendable {
@@ -39,7 +40,7 @@ struct AccountSessionTests {
   static func record(version: Int64 = 1, expiresIn: TimeInterval = -1, refreshToken: String? = "rt-0") -> TokenRecord {
     TokenRecord(
       version: version, accessToken: "at-0", tokenType: "Bearer", expiresAt: start.addingTimeInterval(expiresIn),
-      refreshToken: refreshToken, idToken: nil, scopes: ["openid"], issuer: "https://op.example", clientID: "c",
+      refreshToken: refreshToken, idToken: nil, scopes: ["openid"], issuer: "https://op.example", clientId: "c",
       account: "default")
   }
 
@@ -47,7 +48,8 @@ struct AccountSessionTests {
     storage: any TokenStorageAdapter, refresher: ScriptedRefresher, lockDirectory: URL? = nil
   ) -> AccountSession {
     AccountSession(
-      key: "xid.tokens.test", storage: storage, lockDirectory: lockDirectory, lockTimeout: .seconds(5),
+      key: "xid.tokens.test", storage: storage,
+      lock: lockDirectory.map { FileLock(directory: $0, name: ".xid.tokens.test.lock") }, lockTimeout: .seconds(5),
       expiryLeeway: 60, logger: DiscardingLogger(), now: { start }, refresher: { try await refresher.refresh($0) })
   }
 
@@ -146,8 +148,8 @@ struct AccountSessionTests {
     refresher.behaviour = { _, _ in throw XidError(.networkFailure, "offline") }
     let session = Self.session(storage: storage, refresher: refresher)
     await expectXidError(.networkFailure) { try await session.validRecord(force: false) }
-    refresher.behaviour = { _, _ in throw XidError(.tokenRequestFailedForTest, "503", httpStatus: 503) }
-    await expectXidError(.tokenRequestFailedForTest) { try await session.validRecord(force: false) }
+    refresher.behaviour = { _, _ in throw XidError(.tokenRequestFailed, "503", httpStatus: 503) }
+    await expectXidError(.tokenRequestFailed) { try await session.validRecord(force: false) }
     #expect(try storage.load(key: "xid.tokens.test") != nil)
     #expect(try await session.record() != nil)
   }
@@ -174,13 +176,13 @@ struct AccountSessionTests {
 
   @Test func storageKeysSeparateIssuersClientsAndAccountsAndAreSafeFileNames() {
     let keys = [
-      TokenRecord.storageKey(issuer: "https://op.example", clientID: "c", account: "default"),
-      TokenRecord.storageKey(issuer: "https://op.example", clientID: "c", account: "work"),
-      TokenRecord.storageKey(issuer: "https://op.example", clientID: "d", account: "default"),
-      TokenRecord.storageKey(issuer: "https://op.example/", clientID: "c", account: "default"),
+      TokenRecord.storageKey(issuer: "https://op.example", clientId: "c", account: "default"),
+      TokenRecord.storageKey(issuer: "https://op.example", clientId: "c", account: "work"),
+      TokenRecord.storageKey(issuer: "https://op.example", clientId: "d", account: "default"),
+      TokenRecord.storageKey(issuer: "https://op.example/", clientId: "c", account: "default"),
     ]
     #expect(Set(keys).count == keys.count)
-    #expect(keys[0] == TokenRecord.storageKey(issuer: "https://op.example", clientID: "c", account: "default"))
+    #expect(keys[0] == TokenRecord.storageKey(issuer: "https://op.example", clientId: "c", account: "default"))
     for key in keys {
       #expect(key.hasPrefix("xid.tokens.") && key.count == 27)
       #expect(key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." })
@@ -194,8 +196,4 @@ struct AccountSessionTests {
     #expect(decoded == record)
     #expect(!record.description.contains("at-0") && !record.description.contains("rt-0"))
   }
-}
-
-extension XidError.Code {
-  static let tokenRequestFailedForTest = Self(rawValue: "tokenRequestFailedForTest")
 }

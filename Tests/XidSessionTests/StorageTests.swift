@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import Xid
 import XidTestSupport
 
-@testable import Xid
+@testable import XidCore
 
 #if canImport(Glibc)
   import Glibc

@@ -4,6 +4,7 @@ import XidTestSupport
 import XidTesting
 
 @testable import Xid
+@testable import XidCore
 
 /// The platform-independent part of `WebAuthenticationSessionUserAgent`: callback derivation, error
 /// mapping and the sign-in and end-session flows, with a stand-in for `ASWebAuthenticationSession`.
@@ -21,7 +22,7 @@ struct WebAuthenticationFlowTests {
   func aPrivateUseSchemeRedirectIsCaughtByItsScheme(redirect: String, scheme: String) throws {
     for https in [false, true] {
       let callback = try WebAuthenticationCallback.forSignIn(
-        redirectURI: URL(string: redirect)!, httpsCallbackAvailable: https)
+        redirectUri: URL(string: redirect)!, httpsCallbackAvailable: https)
       #expect(callback == .customScheme(scheme))
       #expect(callback.scheme == scheme)
     }
@@ -29,18 +30,18 @@ struct WebAuthenticationFlowTests {
 
   @Test func aClaimedHTTPSRedirectIsCaughtByHostAndPathWhereTheSystemCan() throws {
     let callback = try WebAuthenticationCallback.forSignIn(
-      redirectURI: URL(string: "https://App.Example.com/oauth/callback?x=1")!, httpsCallbackAvailable: true)
+      redirectUri: URL(string: "https://App.Example.com/oauth/callback?x=1")!, httpsCallbackAvailable: true)
     #expect(callback == .https(host: "app.example.com", path: "/oauth/callback"))
     #expect(callback.scheme == nil)
     let root = try WebAuthenticationCallback.forSignIn(
-      redirectURI: URL(string: "https://app.example.com:443")!, httpsCallbackAvailable: true)
+      redirectUri: URL(string: "https://app.example.com:443")!, httpsCallbackAvailable: true)
     #expect(root == .https(host: "app.example.com", path: "/"))
   }
 
   @Test func aClaimedHTTPSRedirectBeforeIOS17_4IsAConfigurationError() {
     let error = expectXidError(.invalidConfiguration) {
       try WebAuthenticationCallback.forSignIn(
-        redirectURI: URL(string: "https://app.example.com/cb")!, httpsCallbackAvailable: false)
+        redirectUri: URL(string: "https://app.example.com/cb")!, httpsCallbackAvailable: false)
     }
     #expect(error?.reason.contains("17.4") == true)
     #expect(error?.reason.contains("private-use scheme") == true)
@@ -49,7 +50,7 @@ struct WebAuthenticationFlowTests {
   @Test func aLoopbackRedirectPointsToTheLoopbackUserAgent() {
     let error = expectXidError(.invalidConfiguration) {
       try WebAuthenticationCallback.forSignIn(
-        redirectURI: URL(string: "http://127.0.0.1:8080/cb")!, httpsCallbackAvailable: true)
+        redirectUri: URL(string: "http://127.0.0.1:8080/cb")!, httpsCallbackAvailable: true)
     }
     #expect(error?.reason.contains("LoopbackUserAgent") == true)
   }
@@ -57,10 +58,10 @@ struct WebAuthenticationFlowTests {
   @Test func anHTTPSRedirectWithAPortOrNoHostIsRefused() {
     expectXidError(.invalidConfiguration) {
       try WebAuthenticationCallback.forSignIn(
-        redirectURI: URL(string: "https://app.example.com:8443/cb")!, httpsCallbackAvailable: true)
+        redirectUri: URL(string: "https://app.example.com:8443/cb")!, httpsCallbackAvailable: true)
     }
     expectXidError(.invalidConfiguration) {
-      try WebAuthenticationCallback.forSignIn(redirectURI: URL(string: "https:/cb")!, httpsCallbackAvailable: true)
+      try WebAuthenticationCallback.forSignIn(redirectUri: URL(string: "https:/cb")!, httpsCallbackAvailable: true)
     }
   }
 
@@ -149,15 +150,15 @@ struct WebAuthenticationFlowTests {
 
   @Test func prepareRefusesARedirectTheSessionCannotReceive() {
     let flow = WebAuthenticationFlow(httpsCallbackAvailable: true) { url, _ in .success(url) }
-    expectXidError(.invalidConfiguration) { try flow.prepare(redirectURI: URL(string: "http://127.0.0.1/cb")!) }
+    expectXidError(.invalidConfiguration) { try flow.prepare(redirectUri: URL(string: "http://127.0.0.1/cb")!) }
   }
 
   // MARK: - Platform default
 
   @Test func theDefaultUserAgentHereIsTheLoopbackOne() {
     #if os(Linux)
-      #expect(defaultUserAgent(redirectURI: URL(string: "http://127.0.0.1/cb")!) is LoopbackUserAgent)
-      #expect(defaultUserAgent(redirectURI: URL(string: "com.example.app:/cb")!) is LoopbackUserAgent)
+      #expect(PlatformDefaults.userAgent(redirectUri: URL(string: "http://127.0.0.1/cb")!) is LoopbackUserAgent)
+      #expect(PlatformDefaults.userAgent(redirectUri: URL(string: "com.example.app:/cb")!) is LoopbackUserAgent)
     #endif
   }
 
@@ -185,8 +186,8 @@ struct WebAuthenticationFlowTests {
 /// A user agent over a ``WebAuthenticationFlow``, as `WebAuthenticationSessionUserAgent` is one.
 private struct FlowUserAgent: AuthorizationUserAgent {
   let flow: WebAuthenticationFlow
-  func prepare(redirectURI: URL) async throws -> any AuthorizationUserAgentSession {
-    try flow.prepare(redirectURI: redirectURI)
+  func prepare(redirectUri: URL) async throws -> any AuthorizationUserAgentSession {
+    try flow.prepare(redirectUri: redirectUri)
   }
   func open(_ url: URL) async throws { try await flow.open(url) }
 }

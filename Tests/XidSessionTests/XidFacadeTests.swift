@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import XidTestSupport
 import Xid
+import XidTestSupport
 import XidTesting
 
 @Suite(.noSecretLeaks)
@@ -49,8 +49,35 @@ struct XidFacadeTests {
     let provider = try TestProvider()
     var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
     configuration.scopes = ["openid", "offline_access"]
-    let error = expectXidError(.invalidConfiguration) { try Xid.shared.configure(options: configuration) }
+    let error = expectXidError(.invalidConfiguration) { try configuration.validate() }
     #expect(error?.reason.contains("offline_access") == true)
+  }
+
+  @Test func anInvalidConfigurationIsLoggedAtOnceAndReportedByEveryCall() async throws {
+    let provider = try TestProvider()
+    let logger = RecordingLogger()
+    var configuration = SessionHarness.configuration(provider, logger: logger)
+    configuration.clientId = ""
+    let xid = Xid()
+    xid.configure(options: configuration)
+    #expect(logger.messages.contains { $0.contains("not valid") && $0.contains("client identifier") })
+    #expect(xid.configurationError?.code == .invalidConfiguration)
+    await expectXidError(.invalidConfiguration) { try await xid.getSession() }
+    await expectXidError(.invalidConfiguration) { try await xid.getAccessToken() }
+    await expectXidError(.invalidConfiguration) { try await xid.signIn() }
+  }
+
+  @Test func reconfiguringWithAnInvalidConfigurationKeepsThePreviousOne() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    var broken = SessionHarness.configuration(harness.provider, logger: harness.logger)
+    broken.redirectUri = URL(string: "http://example.com/callback")!
+    harness.xid.configure(options: broken)
+    #expect(harness.xid.configurationError?.code == .invalidConfiguration)
+    #expect(harness.logger.messages.contains { $0.contains("previous configuration stays in use") })
+    #expect(try await harness.xid.getSession()?.subject == TestUser.alice.subject)
+    harness.xid.configure(options: SessionHarness.configuration(harness.provider, logger: harness.logger))
+    #expect(harness.xid.configurationError == nil)
   }
 
   @Test func aSignInPendingAcrossARelaunchCanStillFinish() async throws {
@@ -86,7 +113,7 @@ struct XidFacadeTests {
     await harness.provider.setUserBehavior(.deny)
     let error = await expectXidError(.authorizationFailed) { try await harness.xid.signIn() }
     #expect(error?.oauthError == "access_denied")
-    #expect(try harness.storage.keys(withPrefix: "xid.pending.").isEmpty)
+    #expect(try harness.pendingCount() == 0)
     #expect(try await harness.xid.getSession() == nil)
   }
 
@@ -132,7 +159,7 @@ struct XidFacadeTests {
   @Test func aReplayedRefreshTokenEndsTheSessionWithSessionExpired() async throws {
     let harness = try SessionHarness()
     try await harness.xid.signIn()
-    let stale = try #require(try harness.storage.keys(withPrefix: "xid.tokens.").first)
+    let stale = harness.recordKey
     let staleRecord = try #require(try harness.storage.load(key: stale))
     harness.provider.clock.advance(by: 301)
     _ = try await harness.xid.getAccessToken()
@@ -219,7 +246,7 @@ struct XidFacadeTests {
   @Test func aCorruptRecordMeansSignedOutAndIsRemoved() async throws {
     let harness = try SessionHarness()
     try await harness.xid.signIn()
-    let key = try #require(try harness.storage.keys(withPrefix: "xid.tokens.").first)
+    let key = harness.recordKey
     try harness.storage.save(key: key, value: "{\"format\":1,\"version\":")
     let fresh = try SessionHarness(provider: harness.provider, storage: harness.storage)
     #expect(try await fresh.xid.getSession() == nil)

@@ -14,3 +14,51 @@ public func builtExecutable(named name: String) -> URL {
   }
   return URL(fileURLWithPath: name)
 }
+
+#if os(macOS) || os(Linux)
+  /// What a finished process left: its exit status and its whole output.
+  public struct ProcessRun: Sendable {
+    /// The exit status.
+    public var status: Int32
+    /// Everything it wrote to standard output.
+    public var standardOutput: String
+    /// Everything it wrote to standard error.
+    public var standardError: String
+  }
+
+  /// Runs `executable` with `arguments` and no standard input, and waits for it to exit without
+  /// blocking a thread. Its output goes through temporary files, so a large output cannot stall it.
+  public func runProcess(_ executable: URL, _ arguments: [String]) async throws -> ProcessRun {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xid-run-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let outURL = directory.appendingPathComponent("out")
+    let errURL = directory.appendingPathComponent("err")
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    let out = try FileHandle(forWritingTo: outURL)
+    let err = try FileHandle(forWritingTo: errURL)
+    defer {
+      try? out.close()
+      try? err.close()
+    }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = out
+    process.standardError = err
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      do {
+        try process.run()
+      } catch {
+        process.terminationHandler = nil
+        continuation.resume(throwing: error)
+      }
+    }
+    return ProcessRun(
+      status: status, standardOutput: try String(contentsOf: outURL, encoding: .utf8),
+      standardError: try String(contentsOf: errURL, encoding: .utf8))
+  }
+#endif

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 struct CodeFlowTests {
@@ -74,7 +74,7 @@ struct CodeFlowTests {
     let missing = try await harness.post(
       .token,
       [
-        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", Harness.redirectURI),
+        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", Harness.redirectUri),
         ("client_id", "xid-example"),
       ])
     #expect(Harness.oauthError(missing) == "invalid_request")
@@ -130,7 +130,7 @@ struct CodeFlowTests {
     let pkce = try Harness.PKCE()
     let code = try #require(try await harness.authorize(harness.authorizationParameters(pkce: pkce))["code"])
     let response = try await harness.exchange(
-      code: code, verifier: pkce.verifier, redirectURI: "com.example.app:/other")
+      code: code, verifier: pkce.verifier, redirectUri: "com.example.app:/other")
     #expect(Harness.oauthError(response) == "invalid_grant")
   }
 
@@ -158,16 +158,16 @@ struct CodeFlowTests {
     let callback = try await harness.provider.browser.redirect(from: url)
     #expect(callback.absoluteString.hasPrefix(redirect + "?code="))
     let code = try #require(Harness.dictionary(callback.queryParameters)["code"])
-    _ = try Harness.Tokens(await harness.exchange(code: code, verifier: pkce.verifier, redirectURI: redirect))
+    _ = try Harness.Tokens(await harness.exchange(code: code, verifier: pkce.verifier, redirectUri: redirect))
   }
 
   @Test func aConfidentialClientMustAuthenticate() async throws {
-    let client = TestClient(id: "web", secret: "s3cret", redirectURIs: [URL(string: Harness.redirectURI)!])
+    let client = TestClient(id: "web", secret: "s3cret", redirectURIs: [URL(string: Harness.redirectUri)!])
     let harness = try Harness(client: client)
     let pkce = try Harness.PKCE()
     let code = try #require(try await harness.authorize(harness.authorizationParameters(pkce: pkce))["code"])
     let parameters = [
-      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", Harness.redirectURI),
+      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", Harness.redirectUri),
       ("code_verifier", pkce.verifier),
     ]
     let unauthenticated = try await harness.post(.token, parameters + [("client_id", "web")])
@@ -183,14 +183,14 @@ struct CodeFlowTests {
   }
 
   @Test func theClientSecretMayAlsoBePosted() async throws {
-    let client = TestClient(id: "web", secret: "s3cret", redirectURIs: [URL(string: Harness.redirectURI)!])
+    let client = TestClient(id: "web", secret: "s3cret", redirectURIs: [URL(string: Harness.redirectUri)!])
     let harness = try Harness(client: client)
     let pkce = try Harness.PKCE()
     let code = try #require(try await harness.authorize(harness.authorizationParameters(pkce: pkce))["code"])
     let response = try await harness.post(
       .token,
       [
-        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", Harness.redirectURI),
+        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", Harness.redirectUri),
         ("code_verifier", pkce.verifier), ("client_id", "web"), ("client_secret", "s3cret"),
       ])
     _ = try Harness.Tokens(response)

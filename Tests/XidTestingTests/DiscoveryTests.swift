@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 struct DiscoveryTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 /// Each ID token hostile mode produces the violation it names, and nothing else.

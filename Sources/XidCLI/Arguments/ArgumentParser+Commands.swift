@@ -24,9 +24,9 @@ extension ArgumentParser {
   private static func login(_ raw: RawArguments) throws -> LoginOptions {
     var options = LoginOptions(device: raw.flag("device"), browser: try browser(raw, command: "login"))
     if let issuer = raw.value("issuer") { options.issuer = try issuerURL(issuer, command: "login") }
-    if let clientID = raw.value("client-id") {
-      guard !clientID.isEmpty else { throw UsageError("--client-id is empty", command: "login") }
-      options.clientID = clientID
+    if let clientId = raw.value("client-id") {
+      guard !clientId.isEmpty else { throw UsageError("--client-id is empty", command: "login") }
+      options.clientId = clientId
     }
     if let scopes = raw.options["scope"] {
       let split = scopes.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) }

@@ -42,7 +42,7 @@ public struct LoginOptions: Sendable, Equatable {
   /// `--issuer`.
   public var issuer: URL?
   /// `--client-id`.
-  public var clientID: String?
+  public var clientId: String?
   /// `--scope`, split on spaces and commas.
   public var scopes: [String]?
   /// `--redirect-port`; 0 picks a free port.
@@ -56,11 +56,11 @@ public struct LoginOptions: Sendable, Equatable {
 
   /// Creates login options; every one is optional.
   public init(
-    issuer: URL? = nil, clientID: String? = nil, scopes: [String]? = nil, redirectPort: UInt16? = nil,
+    issuer: URL? = nil, clientId: String? = nil, scopes: [String]? = nil, redirectPort: UInt16? = nil,
     device: Bool = false, browser: String? = nil, timeout: Int? = nil
   ) {
     self.issuer = issuer
-    self.clientID = clientID
+    self.clientId = clientId
     self.scopes = scopes
     self.redirectPort = redirectPort
     self.device = device

@@ -1,5 +1,6 @@
 import Foundation
 import Xid
+import XidLoopback
 
 /// `xid login`: signs in through the browser and the loopback redirect, or with a device code, then
 /// saves the profile.
@@ -39,15 +40,15 @@ struct LoginCommand {
       ?? environment["XID_ISSUER"].flatMap { $0.isEmpty ? nil : $0 }.map {
         try ArgumentParser.issuerURL($0, command: "login").absoluteString
       } ?? saved?.issuer
-    let clientID = options.clientID ?? environment["XID_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? saved?.clientID
+    let clientId = options.clientId ?? environment["XID_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? saved?.clientId
     guard let issuer else {
       throw UsageError("the first login of a profile needs --issuer URL (or $XID_ISSUER)", command: "login")
     }
-    guard let clientID else {
+    guard let clientId else {
       throw UsageError("the first login of a profile needs --client-id ID (or $XID_CLIENT_ID)", command: "login")
     }
     return Profile(
-      issuer: issuer, clientID: clientID, scopes: options.scopes ?? saved?.scopes ?? Profile.defaultScopes,
+      issuer: issuer, clientId: clientId, scopes: options.scopes ?? saved?.scopes ?? Profile.defaultScopes,
       redirectPort: options.redirectPort ?? saved?.redirectPort ?? 0)
   }
 

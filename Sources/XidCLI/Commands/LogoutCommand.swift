@@ -1,5 +1,6 @@
 import Foundation
 import Xid
+import XidLoopback
 
 /// `xid logout`: forgets the session (first, whatever the network does), revokes the refresh token,
 /// and with `--end-session` opens the provider's end-session page.

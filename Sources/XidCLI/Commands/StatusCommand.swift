@@ -8,7 +8,7 @@ enum StatusCommand {
     let profile = try context.resolvedProfile(name)
     let xid = try context.xid(for: profile, named: name, verbose: false)
     var rows: [(String, String)] = [
-      ("Profile", name.value), ("Issuer", profile.issuer), ("Client", profile.clientID),
+      ("Profile", name.value), ("Issuer", profile.issuer), ("Client", profile.clientId),
     ]
     guard let session = try await xid.getSession() else {
       rows.append(("Signed in", "no"))

@@ -1,5 +1,6 @@
 import Foundation
 import Xid
+import XidLoopback
 
 /// Plays the user's browser in `xid demo`: loads the authorization URL on the provider with
 /// `URLSession` (through ``URLSessionTransport``, which never follows redirects), then loads the

@@ -1,5 +1,6 @@
 import Foundation
 import Xid
+import XidLoopback
 import XidTesting
 
 /// `xid demo`: a whole session against Xid's test provider, served on loopback in this process, with
@@ -36,10 +37,10 @@ struct DemoCommand {
 
   private func walkThrough(_ provider: TestProvider, storageDirectory: URL) async throws {
     let storage = try FileTokenStorage(directory: storageDirectory)
-    let redirectURI = TestClient.example.redirectURIs.first { $0.scheme == "http" }!
+    let redirectUri = TestClient.example.redirectURIs.first { $0.scheme == "http" }!
     let browser = DemoBrowser(console: console)
     let configuration = XidConfiguration(
-      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirectURI,
+      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirectUri,
       transport: URLSessionTransport(), logger: StandardErrorLogger(minimumLevel: verbose ? .debug : .error),
       clock: provider.clock, userAgent: LoopbackUserAgent(browser: browser.launcher, timeout: .seconds(30)))
     let xid = try Xid(configuration: configuration, storage: storage)
@@ -51,7 +52,7 @@ struct DemoCommand {
         "Issuer",
         "\(provider.issuer.absoluteString)  (XidTesting's TestProvider on loopback, signing with \(algorithm))"
       ),
-      ("Client", "\(TestClient.example.id), a public client; redirect URI \(redirectURI.absoluteString) (any port)"),
+      ("Client", "\(TestClient.example.id), a public client; redirect URI \(redirectUri.absoluteString) (any port)"),
       ("Tokens", "FileTokenStorage in \(storageDirectory.path), deleted at the end"),
     ])
 

@@ -19,7 +19,7 @@ struct Profile: Sendable, Equatable, Codable {
   /// The issuer, exactly as given at login.
   var issuer: String
   /// The client identifier.
-  var clientID: String
+  var clientId: String
   /// The scopes requested at sign-in.
   var scopes: [String]
   /// The redirect URI's port; 0 for any free port.
@@ -30,14 +30,14 @@ struct Profile: Sendable, Equatable, Codable {
 
   enum CodingKeys: String, CodingKey {
     case issuer
-    case clientID = "client_id"
+    case clientId = "client_id"
     case scopes
     case redirectPort = "redirect_port"
   }
 
   /// The loopback redirect URI: `http://127.0.0.1:PORT/callback`, without a port for port 0, which
   /// Xid's loopback listener then picks.
-  var redirectURI: URL {
+  var redirectUri: URL {
     URL(string: redirectPort == 0 ? "http://127.0.0.1/callback" : "http://127.0.0.1:\(redirectPort)/callback")!
   }
 }

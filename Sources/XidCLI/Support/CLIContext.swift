@@ -54,15 +54,15 @@ struct CLIContext: Sendable {
     let issuer = try environment["XID_ISSUER"].flatMap { $0.isEmpty ? nil : $0 }.map {
       try ArgumentParser.issuerURL($0, command: nil).absoluteString
     }
-    let clientID = environment["XID_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 }
-    guard let issuer = issuer ?? saved?.issuer, let clientID = clientID ?? saved?.clientID else {
+    let clientId = environment["XID_CLIENT_ID"].flatMap { $0.isEmpty ? nil : $0 }
+    guard let issuer = issuer ?? saved?.issuer, let clientId = clientId ?? saved?.clientId else {
       throw CommandFailure(
         .signInRequired,
         "not signed in: there is no profile \"\(name.value)\" yet. Sign in first with:\n  xid login\(name.flag) --issuer URL --client-id ID"
       )
     }
     return Profile(
-      issuer: issuer, clientID: clientID, scopes: saved?.scopes ?? Profile.defaultScopes,
+      issuer: issuer, clientId: clientId, scopes: saved?.scopes ?? Profile.defaultScopes,
       redirectPort: saved?.redirectPort ?? 0)
   }
 
@@ -74,7 +74,7 @@ struct CLIContext: Sendable {
       throw CommandFailure(.failure, "the profile's issuer \"\(profile.issuer)\" is not a URL")
     }
     let configuration = XidConfiguration(
-      issuer: issuer, clientId: profile.clientID, redirectUri: profile.redirectURI, scopes: profile.scopes,
+      issuer: issuer, clientId: profile.clientId, redirectUri: profile.redirectUri, scopes: profile.scopes,
       account: name.value, transport: URLSessionTransport(),
       logger: StandardErrorLogger(minimumLevel: verbose ? .debug : .error), userAgent: userAgent)
     return try Xid(configuration: configuration, storage: FileTokenStorage(directory: stateDirectory))

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The authorization endpoint: validates the request, asks the ``TestUser``, and redirects back
@@ -9,29 +9,29 @@ extension TestProvider {
     try parameters.requireNoRepeats()
     let pushed = parameters["request_uri"] != nil
     if let requestURI = parameters["request_uri"] {
-      parameters = try pushedParameters(requestURI, clientID: parameters["client_id"], now: now)
+      parameters = try pushedParameters(requestURI, clientId: parameters["client_id"], now: now)
     }
-    let (client, redirectURI) = try AuthorizationRequest.identify(parameters, in: configuration)
+    let (client, redirectUri) = try AuthorizationRequest.identify(parameters, in: configuration)
     let state = parameters["state"]
     do {
       if configuration.pushedAuthorization == .required && !pushed {
         throw OAuthFailure.invalidRequest("this provider requires pushed authorization requests (RFC 9126)")
       }
-      let authorization = try AuthorizationRequest(parameters, client: client, redirectURI: redirectURI)
+      let authorization = try AuthorizationRequest(parameters, client: client, redirectUri: redirectUri)
       let code = try decide(authorization, now: now)
-      return authorizationRedirect(to: redirectURI, [("code", code)], state: state)
+      return authorizationRedirect(to: redirectUri, [("code", code)], state: state)
     } catch let failure as OAuthFailure {
       return authorizationRedirect(
-        to: redirectURI, [("error", failure.error), ("error_description", failure.description)], state: state)
+        to: redirectUri, [("error", failure.error), ("error_description", failure.description)], state: state)
     }
   }
 
   /// The parameters pushed for `requestURI` (RFC 9126 §4), used up.
-  private func pushedParameters(_ requestURI: String, clientID: String?, now: Date) throws -> FormParameters {
+  private func pushedParameters(_ requestURI: String, clientId: String?, now: Date) throws -> FormParameters {
     guard let pushed = store.pushedRequests.removeValue(forKey: requestURI) else {
       throw OAuthFailure.invalidRequest("the request_uri is unknown or was already used")
     }
-    guard pushed.clientID == clientID else {
+    guard pushed.clientId == clientId else {
       throw OAuthFailure.invalidRequest("the request_uri was pushed by another client")
     }
     guard now < pushed.expiresAt else { throw OAuthFailure.invalidRequest("the request_uri expired") }
@@ -61,8 +61,8 @@ extension TestProvider {
     let code = try Randomness.token()
     store.codes[code] = AuthorizationCodeRecord(
       authorization: Authorization(
-        clientID: request.client.id, scopes: request.scopes, user: user, session: session, nonce: request.nonce),
-      redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+        clientId: request.client.id, scopes: request.scopes, user: user, session: session, nonce: request.nonce),
+      redirectUri: request.redirectUri, codeChallenge: request.codeChallenge,
       expiresAt: now + configuration.authorizationCodeLifetime)
     return code
   }
@@ -76,7 +76,7 @@ extension TestProvider {
 
   /// A `302` to the client's redirect URI with `parameters`, `state` and `iss` (RFC 9207), as the
   /// redirect hostile modes allow.
-  private func authorizationRedirect(to redirectURI: String, _ parameters: [(String, String)], state: String?)
+  private func authorizationRedirect(to redirectUri: String, _ parameters: [(String, String)], state: String?)
     -> HTTPResponse
   {
     var query = parameters
@@ -90,7 +90,7 @@ extension TestProvider {
     if !misbehaviors.use(.missingIssuerInRedirect) {
       query.append(("iss", misbehaviors.use(.wrongIssuerInRedirect) ? Misbehavior.foreignIssuer : issuerIdentifier))
     }
-    let location = URL(string: redirectURI)!.appendingQuery(query)
+    let location = URL(string: redirectUri)!.appendingQuery(query)
     return HTTPResponse(status: 302, headers: ["Location": location.absoluteString, "Cache-Control": "no-store"])
   }
 }

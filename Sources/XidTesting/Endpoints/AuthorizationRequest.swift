@@ -1,10 +1,10 @@
 import Foundation
-import Xid
+import XidCore
 
 /// An authorization request that passed validation: what the user is asked to approve.
 struct AuthorizationRequest {
   let client: TestClient
-  let redirectURI: String
+  let redirectUri: String
   let scopes: [String]
   let nonce: String?
   let codeChallenge: String
@@ -14,26 +14,26 @@ struct AuthorizationRequest {
   /// The client and redirect URI of a request. Failures here must not be redirected: the redirect
   /// URI is not trusted yet (RFC 6749 §4.1.2.1).
   static func identify(_ parameters: FormParameters, in configuration: TestProvider.Configuration) throws -> (
-    client: TestClient, redirectURI: String
+    client: TestClient, redirectUri: String
   ) {
-    guard let clientID = parameters["client_id"] else {
+    guard let clientId = parameters["client_id"] else {
       throw OAuthFailure.invalidRequest("the client_id parameter is missing")
     }
-    guard let client = configuration.client(clientID) else {
+    guard let client = configuration.client(clientId) else {
       throw OAuthFailure("invalid_client", "the client is not registered")
     }
-    guard let redirectURI = parameters["redirect_uri"] else {
+    guard let redirectUri = parameters["redirect_uri"] else {
       throw OAuthFailure.invalidRequest("the redirect_uri parameter is missing")
     }
-    guard client.allowsRedirect(to: redirectURI), URL(string: redirectURI) != nil else {
+    guard client.allowsRedirect(to: redirectUri), URL(string: redirectUri) != nil else {
       throw OAuthFailure.invalidRequest("the redirect_uri is not registered for the client (exact match required)")
     }
-    return (client, redirectURI)
+    return (client, redirectUri)
   }
 
   /// Validates the rest of the request of an identified client. Failures here are redirected to the
   /// client with `error`.
-  init(_ parameters: FormParameters, client: TestClient, redirectURI: String) throws {
+  init(_ parameters: FormParameters, client: TestClient, redirectUri: String) throws {
     guard let responseType = parameters["response_type"] else {
       throw OAuthFailure.invalidRequest("the response_type parameter is missing")
     }
@@ -67,7 +67,7 @@ struct AuthorizationRequest {
       maxAge = TimeInterval(seconds)
     }
     self.client = client
-    self.redirectURI = redirectURI
+    self.redirectUri = redirectUri
     self.scopes = parameters.scopes
     self.nonce = parameters["nonce"]
     self.codeChallenge = challenge

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// Authenticates the client of a token, PAR, revocation or device authorization request:
@@ -22,10 +22,10 @@ extension TestProvider {
     if let basic, let bodyID = parameters["client_id"], bodyID != basic.id {
       throw OAuthFailure.invalidRequest("the client_id parameter differs from the authenticated client")
     }
-    guard let clientID = basic?.id ?? parameters["client_id"] else {
+    guard let clientId = basic?.id ?? parameters["client_id"] else {
       throw invalidClient("the request names no client (client_id or HTTP Basic authentication)")
     }
-    guard let client = configuration.client(clientID) else { throw invalidClient("the client is not registered") }
+    guard let client = configuration.client(clientId) else { throw invalidClient("the client is not registered") }
     let presented = basic?.secret ?? parameters["client_secret"]
     if let secret = client.secret {
       guard let presented, presented == secret else { throw invalidClient("the client secret is missing or wrong") }

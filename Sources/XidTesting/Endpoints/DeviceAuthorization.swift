@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The device authorization endpoint (RFC 8628 §3.1, §3.2).
@@ -10,7 +10,7 @@ extension TestProvider {
     let deviceCode = try Randomness.token()
     let userCode = try Randomness.userCode()
     store.deviceCodes[deviceCode] = DeviceAuthorizationRecord(
-      clientID: client.id, scopes: parameters.scopes, userCode: userCode,
+      clientId: client.id, scopes: parameters.scopes, userCode: userCode,
       expiresAt: now + configuration.deviceCodeLifetime, interval: configuration.devicePollingInterval)
     let verification = url(for: .deviceVerification)
     return .json([
@@ -42,7 +42,7 @@ extension TestProvider {
     guard var record = store.deviceCodes[deviceCode] else { return }
     if approved, let session = try? session ?? signIn(now: now) {
       record.status = .approved(
-        Authorization(clientID: record.clientID, scopes: record.scopes, user: user, session: session, nonce: nil))
+        Authorization(clientId: record.clientId, scopes: record.scopes, user: user, session: session, nonce: nil))
     } else {
       record.status = .denied
     }

@@ -1,4 +1,4 @@
-import Xid
+import XidCore
 
 extension TestProvider {
   /// Discovery and the JWKS may be cached for a while, as real providers allow.

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The end-session endpoint (OpenID Connect RP-Initiated Logout): records the call, ends the
@@ -16,19 +16,19 @@ extension TestProvider {
     }
     endSessionCalls.append(
       EndSessionCall(
-        idTokenHint: hint, hintedSubject: claims?.subject, clientID: parameters["client_id"],
-        postLogoutRedirectURI: parameters["post_logout_redirect_uri"], state: parameters["state"],
+        idTokenHint: hint, hintedSubject: claims?.subject, clientId: parameters["client_id"],
+        postLogoutRedirectUri: parameters["post_logout_redirect_uri"], state: parameters["state"],
         logoutHint: parameters["logout_hint"]))
     if hint != nil && claims == nil {
       throw OAuthFailure.invalidRequest("the id_token_hint is not an ID token this provider issued")
     }
     let hintedClient = claims?.audience.first
-    if let clientID = parameters["client_id"], let hintedClient, clientID != hintedClient {
+    if let clientId = parameters["client_id"], let hintedClient, clientId != hintedClient {
       throw OAuthFailure.invalidRequest("the client_id differs from the id_token_hint's audience")
     }
     session = nil
     guard let uri = parameters["post_logout_redirect_uri"] else { return .json(["result": "signed out"]) }
-    guard let clientID = parameters["client_id"] ?? hintedClient, let client = configuration.client(clientID),
+    guard let clientId = parameters["client_id"] ?? hintedClient, let client = configuration.client(clientId),
       client.allowsPostLogoutRedirect(to: uri), let target = URL(string: uri)
     else {
       throw OAuthFailure.invalidRequest("the post_logout_redirect_uri is not registered for the client")

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The pushed authorization request endpoint (RFC 9126): validates an authorization request as
@@ -15,11 +15,11 @@ extension TestProvider {
     // client, without its credentials.
     let stored = FormParameters(
       parameters.pairs.filter { $0.0 != "client_id" && $0.0 != "client_secret" } + [("client_id", client.id)])
-    let (_, redirectURI) = try AuthorizationRequest.identify(stored, in: configuration)
-    _ = try AuthorizationRequest(stored, client: client, redirectURI: redirectURI)
+    let (_, redirectUri) = try AuthorizationRequest.identify(stored, in: configuration)
+    _ = try AuthorizationRequest(stored, client: client, redirectUri: redirectUri)
     let requestURI = "urn:ietf:params:oauth:request_uri:" + (try Randomness.token())
     store.pushedRequests[requestURI] = PushedRequest(
-      clientID: client.id, parameters: stored, expiresAt: now + configuration.pushedRequestLifetime)
+      clientId: client.id, parameters: stored, expiresAt: now + configuration.pushedRequestLifetime)
     return .json(
       ["request_uri": .string(requestURI), "expires_in": .int(Int64(configuration.pushedRequestLifetime))],
       status: 201)

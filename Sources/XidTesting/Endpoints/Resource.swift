@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The protected resource: JSON about the token's grant for a valid Bearer access token, and
@@ -8,7 +8,7 @@ extension TestProvider {
     let (record, grant) = try store.validate(accessToken: try bearerToken(request), now: now).get()
     return .json([
       "sub": .string(grant.authorization.user.subject),
-      "client_id": .string(grant.authorization.clientID),
+      "client_id": .string(grant.authorization.clientId),
       "scope": .string(record.scopes.joined(separator: " ")),
       "message": "hello from the protected resource",
     ])

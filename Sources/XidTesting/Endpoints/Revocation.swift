@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The revocation endpoint (RFC 7009): revoking a refresh token revokes its whole grant, revoking
@@ -10,7 +10,7 @@ extension TestProvider {
     let client = try authenticateClient(request, parameters)
     let token = try parameters.required("token")
     func requireOwner(_ grantID: Int) throws {
-      guard store.grants[grantID]?.authorization.clientID == client.id else {
+      guard store.grants[grantID]?.authorization.clientId == client.id else {
         throw OAuthFailure("unauthorized_client", "the token was issued to another client")
       }
     }

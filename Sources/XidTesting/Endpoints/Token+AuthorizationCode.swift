@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The authorization code grant (RFC 6749 §4.1.3) with PKCE (RFC 7636 §4.6).
@@ -10,11 +10,11 @@ extension TestProvider {
       store.revokeGrant(grantID)
       throw OAuthFailure.invalidGrant("the authorization code was already used; the tokens issued for it are revoked")
     }
-    guard record.authorization.clientID == client.id else {
+    guard record.authorization.clientId == client.id else {
       throw OAuthFailure.invalidGrant("the authorization code was issued to another client")
     }
     guard now < record.expiresAt else { throw OAuthFailure.invalidGrant("the authorization code expired") }
-    guard parameters["redirect_uri"] == record.redirectURI else {
+    guard parameters["redirect_uri"] == record.redirectUri else {
       throw OAuthFailure.invalidGrant("the redirect_uri differs from the authorization request's")
     }
     guard let verifier = parameters["code_verifier"] else {

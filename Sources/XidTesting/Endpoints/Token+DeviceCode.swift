@@ -1,11 +1,11 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The device code grant (RFC 8628 §3.4, §3.5): pending, slow down, denied, expired, or tokens once.
   func redeemDeviceCode(_ parameters: FormParameters, client: TestClient, now: Date) throws -> JSONValue {
     let deviceCode = try parameters.required("device_code")
-    guard var record = store.deviceCodes[deviceCode], record.clientID == client.id else {
+    guard var record = store.deviceCodes[deviceCode], record.clientId == client.id else {
       throw OAuthFailure.invalidGrant("the device code is unknown")
     }
     guard now < record.expiresAt else {

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The refresh token grant (RFC 6749 §6) with rotation and reuse detection (RFC 9700 §4.14.2):
@@ -9,7 +9,7 @@ extension TestProvider {
     guard var record = store.refreshTokens[token], let grant = store.grants[record.grantID] else {
       throw OAuthFailure.invalidGrant("the refresh token is unknown")
     }
-    guard grant.authorization.clientID == client.id else {
+    guard grant.authorization.clientId == client.id else {
       throw OAuthFailure.invalidGrant("the refresh token was issued to another client")
     }
     guard !grant.revoked else { throw OAuthFailure.invalidGrant("the refresh token was revoked") }

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The token endpoint: authenticates the client and dispatches on `grant_type`.

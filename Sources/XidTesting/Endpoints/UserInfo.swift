@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// The UserInfo endpoint (OpenID Connect Core §5.3): `sub` and the claims the token's scopes

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// How a ``TestProvider`` behaves when it behaves well: its clients, keys, token lifetimes and
@@ -63,7 +63,7 @@ extension TestProvider {
     /// supported, rotating refresh tokens.
     public init() {}
 
-    /// The registered client with `clientID`.
-    func client(_ clientID: String) -> TestClient? { clients.first { $0.id == clientID } }
+    /// The registered client with `clientId`.
+    func client(_ clientId: String) -> TestClient? { clients.first { $0.id == clientId } }
   }
 }

@@ -9,9 +9,9 @@ extension TestProvider {
     /// The `sub` of the `id_token_hint`, when it was an ID token this provider issued.
     public let hintedSubject: String?
     /// The `client_id`, as sent.
-    public let clientID: String?
+    public let clientId: String?
     /// The `post_logout_redirect_uri`, as sent.
-    public let postLogoutRedirectURI: String?
+    public let postLogoutRedirectUri: String?
     /// The `state`, as sent.
     public let state: String?
     /// The `logout_hint`, as sent.
@@ -22,8 +22,8 @@ extension TestProvider {
       var parts: [String] = []
       if idTokenHint != nil { parts.append("id_token_hint: present") }
       if let hintedSubject { parts.append("sub: \(hintedSubject)") }
-      if let clientID { parts.append("client_id: \(clientID)") }
-      if let postLogoutRedirectURI { parts.append("post_logout_redirect_uri: \(postLogoutRedirectURI)") }
+      if let clientId { parts.append("client_id: \(clientId)") }
+      if let postLogoutRedirectUri { parts.append("post_logout_redirect_uri: \(postLogoutRedirectUri)") }
       if state != nil { parts.append("state: present") }
       return "EndSessionCall(\(parts.joined(separator: ", ")))"
     }

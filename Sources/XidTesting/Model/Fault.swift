@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// A transport-level failure injected into the next responses of one endpoint with

@@ -1,4 +1,4 @@
-import Xid
+import XidCore
 
 /// The person at the provider's login page, played by the test: who they are and what they do when
 /// a client sends them to the authorization endpoint or the device verification page.

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 /// The parameters of a request: its form-encoded body or its URL query, with OAuth's rules: a
 /// parameter sent without a value counts as omitted (RFC 6749 §3.1), and none may repeat.

@@ -1,4 +1,4 @@
-import Xid
+import XidCore
 
 /// An OAuth error response (RFC 6749 §5.2): an `error` code, a description free of token material,
 /// the status and any extra headers.

@@ -1,4 +1,4 @@
-import Xid
+import XidCore
 
 /// Fresh random values for codes, tokens and identifiers.
 enum Randomness {

@@ -1,4 +1,4 @@
-import Xid
+import XidCore
 
 /// The claims each standard scope releases (OpenID Connect Core §5.4).
 enum ScopeClaims {

@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 extension TestProvider {
   /// Signs an ID token (OpenID Connect Core §2, §3.1.3.6, §12.2) for `authorization`, applying the
@@ -20,8 +20,8 @@ extension TestProvider {
     }
     claims["iss"] = .string(issuerIdentifier)
     claims["sub"] = .string(authorization.user.subject)
-    claims["aud"] = .string(authorization.clientID)
-    claims["azp"] = .string(authorization.clientID)
+    claims["aud"] = .string(authorization.clientId)
+    claims["azp"] = .string(authorization.clientId)
     claims["iat"] = Self.numericDate(issuedAt)
     claims["exp"] = Self.numericDate(issuedAt + lifetime)
     claims["auth_time"] = Self.numericDate(authorization.session.authTime.timeIntervalSince1970.rounded(.down))

@@ -1,4 +1,4 @@
-import Xid
+import XidCore
 
 /// The provider's signing keys: the current one, the ones its JWKS publishes, and every one it has
 /// signed with (to recognize its own ID tokens as `id_token_hint` after a rotation).

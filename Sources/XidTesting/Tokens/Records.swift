@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 /// The user's sign-in at the provider: when they authenticated, and the session's `sid`.
 struct UserSession {
@@ -9,7 +9,7 @@ struct UserSession {
 
 /// What a user granted a client: the subject of every token of the grant.
 struct Authorization {
-  let clientID: String
+  let clientId: String
   let scopes: [String]
   let user: TestUser
   let session: UserSession
@@ -21,7 +21,7 @@ struct Authorization {
 /// An authorization code, until it is redeemed or expires.
 struct AuthorizationCodeRecord {
   let authorization: Authorization
-  let redirectURI: String
+  let redirectUri: String
   let codeChallenge: String
   let expiresAt: Date
   /// The grant the code was exchanged for; a second exchange revokes it (RFC 6749 §4.1.2).
@@ -60,7 +60,7 @@ struct DeviceAuthorizationRecord {
     case redeemed
   }
 
-  let clientID: String
+  let clientId: String
   let scopes: [String]
   let userCode: String
   let expiresAt: Date
@@ -71,7 +71,7 @@ struct DeviceAuthorizationRecord {
 
 /// A pushed authorization request (RFC 9126), until its `request_uri` is used or expires.
 struct PushedRequest {
-  let clientID: String
+  let clientId: String
   let parameters: FormParameters
   let expiresAt: Date
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import XidCore
 import XidTestSupport
-import Xid
 import XidTesting
 
 /// Expects `body` to be refused with an ``XidError`` of `code`: nothing returned (a value is recorded as

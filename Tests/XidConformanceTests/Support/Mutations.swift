@@ -1,5 +1,5 @@
 import Foundation
-import Xid
+import XidCore
 
 /// SplitMix64: a small pseudo-random generator with a fixed seed, so every run tries the same mutations.
 struct SplitMix64: RandomNumberGenerator {

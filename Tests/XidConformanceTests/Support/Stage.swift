@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
+import XidURLSession
 
 /// How the client reaches the provider.
 enum Wire: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -22,7 +23,7 @@ struct Stage: Sendable {
   /// When every stage's clock starts.
   static let start = Date(timeIntervalSince1970: 1_800_000_000)
   /// The client's scopes besides `openid`.
-  static let defaultScopes = ["profile", "email", "offline_access"]
+  static let defaultScopes = ["profile", "email"]
 
   let provider: TestProvider
   let client: OpenIDClient
@@ -48,9 +49,9 @@ struct Stage: Sendable {
     }
     let transport = RecordingTransport(base, rewrite: rewrite)
     let client = try OpenIDClient(
-      configuration: ClientConfiguration(
-        issuer: provider.issuer, clientID: TestClient.example.id,
-        redirectURI: URL(string: "com.example.app:/callback")!, scopes: scopes),
+      configuration: XidConfiguration(
+        issuer: provider.issuer, clientId: TestClient.example.id,
+        redirectUri: URL(string: "com.example.app:/callback")!, scopes: scopes),
       transport: transport, clock: clock)
     return Stage(
       provider: provider, client: client, clock: clock, transport: transport, browser: TestBrowser(transport: transport)
@@ -61,7 +62,7 @@ struct Stage: Sendable {
   fileprivate func stop() async { await provider.stopLoopback() }
 
   /// Starts an authorization request and lets the test browser follow it to the redirect.
-  func authorize(_ options: AuthorizationOptions = AuthorizationOptions()) async throws -> (
+  func authorize(_ options: SignInOptions = SignInOptions()) async throws -> (
     callback: URL, pending: PendingAuthorization
   ) {
     let request = try await client.makeAuthorizationRequest(options)
@@ -70,7 +71,7 @@ struct Stage: Sendable {
   }
 
   /// The whole sign-in: authorization request, browser, redirect, code exchange, ID token validation.
-  func signIn(_ options: AuthorizationOptions = AuthorizationOptions()) async throws -> AuthenticationResult {
+  func signIn(_ options: SignInOptions = SignInOptions()) async throws -> AuthenticationResult {
     let (callback, pending) = try await authorize(options)
     return try await client.handleRedirect(url: callback, pending: [pending])
   }

@@ -59,14 +59,14 @@ struct Glewlwyd: Sendable {
 
   /// The refresh tokens glewlwyd keeps for the user at the plugin instance of `issuer` (its user API,
   /// `GET /api/{plugin}/token`): one per sign-in and one more per refresh, as they rotate.
-  func refreshTokenCount(issuer: URL, clientID: String, cookie: String) async throws -> Int {
+  func refreshTokenCount(issuer: URL, clientId: String, cookie: String) async throws -> Int {
     let plugin = issuer.lastPathComponent
     let response = try await transport.send(
       HTTPRequest(url: url("/api/\(plugin)/token?limit=100000"), headers: ["Cookie": cookie]))
     guard response.status == 200, let list = try JSONValue(parsing: Array(response.body)).arrayValue else {
       throw InteropFailure("glewlwyd's refresh token list answered \(response.status)")
     }
-    return list.filter { $0["client_id"]?.stringValue == clientID }.count
+    return list.filter { $0["client_id"]?.stringValue == clientId }.count
   }
 
   // MARK: - Raw protocol requests
@@ -96,21 +96,21 @@ struct Glewlwyd: Sendable {
   }
 
   /// A form POST to the token endpoint, as a public client (`client_id` in the body).
-  func tokenRequest(_ issuer: URL, clientID: String, _ parameters: [(String, String)]) async throws -> HTTPResponse {
+  func tokenRequest(_ issuer: URL, clientId: String, _ parameters: [(String, String)]) async throws -> HTTPResponse {
     let endpoint = try await endpoint("token_endpoint", of: issuer)
-    return try await transport.send(.form(endpoint, parameters + [("client_id", clientID)]))
+    return try await transport.send(.form(endpoint, parameters + [("client_id", clientId)]))
   }
 
   /// Sends `refreshToken` to the token endpoint by hand.
-  func refresh(_ refreshToken: String, issuer: URL, clientID: String) async throws -> HTTPResponse {
+  func refresh(_ refreshToken: String, issuer: URL, clientId: String) async throws -> HTTPResponse {
     try await tokenRequest(
-      issuer, clientID: clientID, [("grant_type", "refresh_token"), ("refresh_token", refreshToken)])
+      issuer, clientId: clientId, [("grant_type", "refresh_token"), ("refresh_token", refreshToken)])
   }
 
   /// glewlwyd's own way for a public client to revoke a refresh token (`grant_type=delete_token`).
-  func deleteToken(_ refreshToken: String, issuer: URL, clientID: String) async throws -> HTTPResponse {
+  func deleteToken(_ refreshToken: String, issuer: URL, clientId: String) async throws -> HTTPResponse {
     try await tokenRequest(
-      issuer, clientID: clientID, [("grant_type", "delete_token"), ("refresh_token", refreshToken)])
+      issuer, clientId: clientId, [("grant_type", "delete_token"), ("refresh_token", refreshToken)])
   }
 }
 
@@ -133,8 +133,8 @@ struct GlewlwydUser: AuthorizationUserAgent {
   /// What ``open(_:)`` was asked to show, in order.
   var opened: [OpenedPage] { pages.value }
 
-  func prepare(redirectURI: URL) async throws -> any AuthorizationUserAgentSession {
-    SignIn(redirectURI: redirectURI, glewlwyd: glewlwyd)
+  func prepare(redirectUri: URL) async throws -> any AuthorizationUserAgentSession {
+    SignIn(redirectUri: redirectUri, glewlwyd: glewlwyd)
   }
 
   func open(_ url: URL) async throws {
@@ -143,7 +143,7 @@ struct GlewlwydUser: AuthorizationUserAgent {
   }
 
   private struct SignIn: AuthorizationUserAgentSession {
-    let redirectURI: URL
+    let redirectUri: URL
     let glewlwyd: Glewlwyd
 
     func authorize(_ url: URL, state: String) async throws -> URL {

@@ -17,10 +17,10 @@ struct InteropEnvironment: Sendable {
   let username: String
   let password: String
   /// For flows without a browser; registered at glewlwyd, matched exactly.
-  let redirectURI: URL
+  let redirectUri: URL
   /// The real-browser test's loopback listener (a fixed port: glewlwyd has no any-port loopback).
   let browserRedirectURI: URL
-  let postLogoutRedirectURI: URL
+  let postLogoutRedirectUri: URL
 
   static let path: String = {
     let directory = ProcessInfo.processInfo.environment["XID_IDP_DATA_DIR"].flatMap { $0.isEmpty ? nil : $0 }
@@ -73,9 +73,9 @@ struct InteropEnvironment: Sendable {
     clientRS256 = try string("XID_IDP_CLIENT_ID_RS256")
     username = try string("XID_IDP_USERNAME")
     password = try string("XID_IDP_PASSWORD")
-    redirectURI = try url("XID_IDP_REDIRECT_URI")
+    redirectUri = try url("XID_IDP_REDIRECT_URI")
     browserRedirectURI = try url("XID_IDP_BROWSER_REDIRECT_URI")
-    postLogoutRedirectURI = try url("XID_IDP_POST_LOGOUT_REDIRECT_URI")
+    postLogoutRedirectUri = try url("XID_IDP_POST_LOGOUT_REDIRECT_URI")
   }
 }
 

@@ -7,7 +7,7 @@ import Xid
 struct InteropFixture {
   let environment: InteropEnvironment
   let glewlwyd: Glewlwyd
-  let clientID: String
+  let clientId: String
   let issuer: URL
   let directory: TemporaryDirectory
   let storage: FileTokenStorage
@@ -17,20 +17,20 @@ struct InteropFixture {
   let xid: Xid
 
   init(
-    clientID: String? = nil, issuer: URL? = nil, redirectURI: URL? = nil, expiryLeeway: TimeInterval = 60,
+    clientId: String? = nil, issuer: URL? = nil, redirectUri: URL? = nil, expiryLeeway: Duration = .seconds(60),
     userAgent: (any AuthorizationUserAgent)? = nil
   ) throws {
     let environment = try InteropEnvironment.require()
     self.environment = environment
     glewlwyd = Glewlwyd(environment)
-    self.clientID = clientID ?? environment.clientES256
+    self.clientId = clientId ?? environment.clientES256
     self.issuer = issuer ?? environment.issuer
     directory = try TemporaryDirectory()
     storage = try FileTokenStorage(directory: directory.url.appendingPathComponent("state", isDirectory: true))
     user = GlewlwydUser(glewlwyd)
     configuration = XidConfiguration(
-      issuer: self.issuer, clientId: self.clientID, redirectUri: redirectURI ?? environment.redirectURI,
-      postLogoutRedirectUri: environment.postLogoutRedirectURI, expiryLeeway: expiryLeeway,
+      issuer: self.issuer, clientId: self.clientId, redirectUri: redirectUri ?? environment.redirectUri,
+      postLogoutRedirectUri: environment.postLogoutRedirectUri, expiryLeeway: expiryLeeway,
       transport: URLSessionTransport(), logger: logger, userAgent: userAgent ?? user)
     xid = try Xid(configuration: configuration, storage: storage)
   }

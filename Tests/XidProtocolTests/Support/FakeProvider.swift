@@ -1,13 +1,13 @@
 import Foundation
 
-@testable import Xid
+@testable import XidCore
 
 /// A scripted OpenID provider at `https://op.example`: discovery, keys, token, PAR, UserInfo,
 /// revocation and device endpoints, each replaceable by a test.
 final class FakeProvider: Sendable {
   static let issuer = "https://op.example"
-  static let clientID = "client-1"
-  static let redirectURI = URL(string: "com.example.app:/callback")!
+  static let clientId = "client-1"
+  static let redirectUri = URL(string: "com.example.app:/callback")!
 
   typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
 
@@ -60,10 +60,10 @@ final class FakeProvider: Sendable {
     return .object(members)
   }
 
-  func client(_ configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> OpenIDClient {
-    var configuration = ClientConfiguration(
-      issuer: URL(string: Self.issuer)!, clientID: Self.clientID, redirectURI: Self.redirectURI,
-      scopes: ["profile", "offline_access"])
+  func client(_ configure: (inout XidConfiguration) -> Void = { _ in }) throws -> OpenIDClient {
+    var configuration = XidConfiguration(
+      issuer: URL(string: Self.issuer)!, clientId: Self.clientId, redirectUri: Self.redirectUri,
+      scopes: ["profile"])
     configure(&configuration)
     return try OpenIDClient(configuration: configuration, transport: transport, clock: clock)
   }
@@ -76,7 +76,7 @@ final class FakeProvider: Sendable {
   {
     let now = Int64(clock.now.timeIntervalSince1970)
     var claims: [String: JSONValue] = [
-      "iss": .string(Self.issuer), "sub": "alice", "aud": .string(Self.clientID), "exp": .int(now + 3600),
+      "iss": .string(Self.issuer), "sub": "alice", "aud": .string(Self.clientId), "exp": .int(now + 3600),
       "iat": .int(now), "auth_time": .int(now - 10),
     ]
     if let nonce { claims["nonce"] = .string(nonce) }
@@ -97,7 +97,7 @@ final class FakeProvider: Sendable {
   {
     var body: [String: JSONValue] = [
       "access_token": .string(accessToken), "token_type": "Bearer", "expires_in": 3600,
-      "refresh_token": "refresh-token-1", "scope": "openid profile offline_access",
+      "refresh_token": "refresh-token-1", "scope": "openid profile",
     ]
     if idToken {
       body["id_token"] = .string(
@@ -122,12 +122,12 @@ final class FakeProvider: Sendable {
 
   /// Starts an authorization request and builds the redirect the provider would send for it.
   func authorize(
-    _ client: OpenIDClient, options: AuthorizationOptions = AuthorizationOptions(), code: String = "code-1",
+    _ client: OpenIDClient, options: SignInOptions = SignInOptions(), code: String = "code-1",
     extra: [(String, String)] = []
   ) async throws -> (redirect: URL, pending: PendingAuthorization) {
     let request = try await client.makeAuthorizationRequest(options)
     if !request.isPushed { lastNonce.withLock { $0 = request.url.query["nonce"] } }
-    let redirect = request.pending.redirectURI.appendingQuery(
+    let redirect = request.pending.redirectUri.appendingQuery(
       [("code", code), ("state", request.pending.state)] + extra)
     return (redirect, request.pending)
   }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Xid
+@testable import XidCore
 
 /// Mutable state shared between a test and the closures it gives the client.
 final class Locked<Value>: @unchecked Sendable {
@@ -71,4 +71,3 @@ extension URL {
   /// The query parameters as a dictionary.
   var query: [String: String] { Dictionary(queryParameters, uniquingKeysWith: { first, _ in first }) }
 }
-

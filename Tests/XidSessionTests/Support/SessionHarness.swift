@@ -3,6 +3,8 @@ import Testing
 import Xid
 import XidTesting
 
+@testable import XidCore
+
 /// Records every log message, so tests can prove that no secret reaches a log line.
 final class RecordingLogger: XidLogger, @unchecked Sendable {
   private let lock = NSLock()
@@ -42,12 +44,22 @@ struct SessionHarness {
       logger: logger, clock: provider.clock, userAgent: provider.userAgent)
   }
 
+  /// The storage key of the account's token record.
+  var recordKey: String {
+    TokenRecord.storageKey(issuer: provider.issuer.absoluteString, clientId: TestClient.example.id, account: "default")
+  }
+
+  /// How many sign-ins the account's record of pending sign-ins holds.
+  func pendingCount() throws -> Int {
+    let key = "xid.pending." + recordKey.replacingOccurrences(of: "xid.tokens.", with: "")
+    guard let text = try storage.load(key: key) else { return 0 }
+    return try JSONValue(parsing: text).arrayValue?.count ?? -1
+  }
+
   /// The stored record's JSON members.
   func storedRecord() throws -> [String: JSONValue]? {
-    for key in try storage.keys(withPrefix: "xid.tokens.") {
-      if let text = try storage.load(key: key) { return try JSONValue(parsing: text).objectValue }
-    }
-    return nil
+    guard let text = try storage.load(key: recordKey) else { return nil }
+    return try JSONValue(parsing: text).objectValue
   }
 
   /// Every token in the stored record.

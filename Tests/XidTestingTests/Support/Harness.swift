@@ -1,12 +1,12 @@
 import Foundation
 import Testing
-import Xid
+import XidCore
 import XidTesting
 
 /// A provider and a hand-written client that speaks to it at the HTTP level, the way a relying
 /// party would, without Xid's protocol engine.
 struct Harness {
-  static let redirectURI = "com.example.app:/callback"
+  static let redirectUri = "com.example.app:/callback"
 
   let provider: TestProvider
   let clock: TestClock
@@ -57,7 +57,7 @@ struct Harness {
     nonce: String = "nonce-1", overrides: [String: String] = [:]
   ) -> [(String, String)] {
     var parameters = [
-      ("response_type", "code"), ("client_id", client.id), ("redirect_uri", Self.redirectURI), ("scope", scope),
+      ("response_type", "code"), ("client_id", client.id), ("redirect_uri", Self.redirectUri), ("scope", scope),
       ("state", state), ("nonce", nonce), ("code_challenge", pkce.challenge), ("code_challenge_method", "S256"),
     ]
     for (name, value) in overrides {
@@ -74,15 +74,15 @@ struct Harness {
   /// Opens an authorization URL in the test browser and returns the callback's parameters.
   func authorize(_ parameters: [(String, String)]) async throws -> [String: String] {
     let callback = try await provider.browser.redirect(from: authorizationURL(parameters))
-    #expect(callback.absoluteString.hasPrefix(Self.redirectURI + "?"))
+    #expect(callback.absoluteString.hasPrefix(Self.redirectUri + "?"))
     return Self.dictionary(callback.queryParameters)
   }
 
-  func exchange(code: String, verifier: String, redirectURI: String = redirectURI) async throws -> HTTPResponse {
+  func exchange(code: String, verifier: String, redirectUri: String = redirectUri) async throws -> HTTPResponse {
     try await post(
       .token,
       [
-        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectUri),
         ("code_verifier", verifier), ("client_id", client.id),
       ])
   }

@@ -1,0 +1,59 @@
+// XidCoreColdStart: the cold start of a program that links XidCore alone (no networking library) and
+// only reads its stored token. Benchmarks/cold-start.sh times it beside XidColdStart (the whole of
+// Xid), BareStart and NetStart; XidSessionTests runs it to prove what it loads.
+//
+//   XidCoreColdStart DIRECTORY
+//
+// makes a SessionEngine with no transport and a FileTokenStorage in DIRECTORY, calls accessToken()
+// once and writes the token's length in bytes to stdout, never the token. The issuer and client are
+// the TestProvider's defaults (https://op.xid.test, xid-example), which
+// `XidSessionBenchmarks --prepare-cold-start DIRECTORY` signs in to. No request can be made: if the
+// stored access token is not valid, the run fails (exit status 1, the error on stderr).
+//
+//   XidCoreColdStart --loaded-libraries DIRECTORY
+//
+// does the same, then writes to stdout, one per line, the shared libraries mapped into the process
+// (from /proc/self/maps on Linux; nothing elsewhere).
+
+import Foundation
+import XidCore
+
+func fail(_ message: String, status: Int32) -> Never {
+  FileHandle.standardError.write(Data(("XidCoreColdStart: " + message + "\n").utf8))
+  exit(status)
+}
+
+/// The paths of the shared objects mapped into this process.
+func loadedLibraries() -> [String] {
+  guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [] }
+  var paths = Set<String>()
+  for line in maps.split(separator: "\n") {
+    guard let slash = line.firstIndex(of: "/") else { continue }
+    let path = String(line[slash...])
+    if path.contains(".so") { paths.insert(path) }
+  }
+  return paths.sorted()
+}
+
+var arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
+let listLibraries = arguments.first == "--loaded-libraries"
+if listLibraries { arguments.removeFirst() }
+guard arguments.count == 1, !arguments[0].hasPrefix("--") else {
+  fail("usage: XidCoreColdStart [--loaded-libraries] DIRECTORY", status: 2)
+}
+do {
+  let configuration = XidConfiguration(
+    issuer: URL(string: "https://op.xid.test")!, clientId: "xid-example",
+    redirectUri: URL(string: "com.example.app:/callback")!)
+  let storage = try FileTokenStorage(directory: URL(fileURLWithPath: arguments[0], isDirectory: true))
+  let engine = try SessionEngine(configuration: configuration, storage: storage)
+  let token = try await engine.accessToken()
+  print(token.utf8.count)
+} catch let error as XidError {
+  fail("\(error.code): \(error.reason)", status: 1)
+} catch {
+  fail("\(error)", status: 1)
+}
+if listLibraries {
+  for path in loadedLibraries() { print(path) }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import XidApple
+import XidCore
+import XidURLSession
+
+#if os(macOS) || os(Linux)
+  import XidLoopback
+#endif
+
+/// What ``Xid`` uses where the configuration names nothing: the one place that picks a shell per
+/// platform.
+enum PlatformDefaults {
+  /// ``URLSessionTransport`` everywhere.
+  static func transport() -> any HTTPTransport { URLSessionTransport() }
+
+  /// The keychain on Apple platforms, ``FileTokenStorage`` elsewhere.
+  static func storage() throws -> any TokenStorageAdapter {
+    #if canImport(Security)
+      KeychainTokenStorage()
+    #else
+      try FileTokenStorage()
+    #endif
+  }
+
+  /// The platform's default user agent for `redirectUri`:
+  ///
+  /// - iOS and visionOS (Mac Catalyst included): `WebAuthenticationSessionUserAgent`, the system's
+  ///   in-app browser session, which is what Apple recommends for apps.
+  /// - macOS: ``LoopbackUserAgent`` for a loopback `http` redirect URI, which command-line programs and
+  ///   other processes without a window use; `WebAuthenticationSessionUserAgent` for any other redirect
+  ///   URI (a private-use scheme or a claimed `https` URL), which only an app with a window can use.
+  /// - Linux: ``LoopbackUserAgent``.
+  /// - Elsewhere (watchOS, tvOS): `nil`.
+  static func userAgent(redirectUri: URL) -> (any AuthorizationUserAgent)? {
+    #if os(iOS) || os(visionOS)
+      WebAuthenticationSessionUserAgent()
+    #elseif os(macOS)
+      redirectUri.scheme?.lowercased() == "http" ? LoopbackUserAgent() : WebAuthenticationSessionUserAgent()
+    #elseif os(Linux)
+      LoopbackUserAgent()
+    #else
+      nil
+    #endif
+  }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// An authorization request ready to be opened: the URL for the browser and the values to keep until
+/// the redirect arrives.
+///
+/// Its `description` shows neither the URL's query (which carries `state` and `nonce`) nor the
+/// pending secrets.
+public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
+  /// The URL to open in the browser (`ASWebAuthenticationSession` or the system browser). With pushed
+  /// authorization (RFC 9126) it carries only `client_id` and `request_uri`.
+  public let url: URL
+  /// What the redirect will be checked against; persist it until then.
+  public let pending: PendingAuthorization
+  /// Whether the request was pushed to the provider (RFC 9126).
+  public let isPushed: Bool
+
+  /// Creates a request from its parts.
+  public init(url: URL, pending: PendingAuthorization, isPushed: Bool) {
+    self.url = url
+    self.pending = pending
+    self.isPushed = isPushed
+  }
+
+  /// `AuthorizationRequest(endpoint: …, pushed: …, pending: …)`; never the state, nonce or verifier.
+  public var description: String {
+    "AuthorizationRequest(endpoint: \(AuthorizationResponse.endpointDescription(url)), pushed: \(isPushed), pending: \(pending))"
+  }
+
+  /// The fields that are not secret, so that `dump` does not show the URL's query.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: ["endpoint": AuthorizationResponse.endpointDescription(url), "isPushed": isPushed, "pending": pending])
+  }
+
+  /// The authorization request parameters (OpenID Connect Core 1.0 §3.1.2.1) for `options`, with
+  /// fresh `state`, `nonce` and PKCE verifier, and the pending authorization that remembers them.
+  ///
+  /// - Throws: ``XidError/Code/invalidConfiguration`` when an additional parameter would replace one
+  ///   Xid sets, or `max_age` is negative; ``XidError/Code/unsupportedByProvider`` when the provider
+  ///   lists PKCE methods without `S256`.
+  static func parameters(
+    configuration: XidConfiguration, metadata: ProviderMetadata, options: SignInOptions, now: Date
+  ) throws -> (parameters: [(String, String)], pending: PendingAuthorization) {
+    if let methods = metadata.codeChallengeMethodsSupported, !methods.contains("S256") {
+      throw XidError(
+        .unsupportedByProvider,
+        "the provider does not list PKCE method S256 in code_challenge_methods_supported; Xid requires it")
+    }
+    let reserved = options.additionalParameters.keys.filter { SignInOptions.reservedParameters.contains($0) }
+    if !reserved.isEmpty {
+      throw XidError(
+        .invalidConfiguration,
+        "additional authorization parameters may not set \(reserved.sorted().joined(separator: ", ")); Xid sets these itself or through SignInOptions"
+      )
+    }
+    if let maxAge = options.maxAge, maxAge < .zero {
+      throw XidError(.invalidConfiguration, "max_age must not be negative")
+    }
+    let redirectUri = options.redirectUri ?? configuration.redirectUri
+    try XidConfiguration.validateRedirectURI(redirectUri, purpose: "redirect URI")
+    let scopes = XidConfiguration.withOpenID(options.scopes ?? configuration.scopes)
+    let pkce = try PKCE()
+    let state = Base64URL.encode(try XidCrypto.randomBytes(count: 32))
+    let nonce = Base64URL.encode(try XidCrypto.randomBytes(count: 32))
+
+    var parameters: [(String, String)] = [
+      ("response_type", "code"),
+      ("client_id", configuration.clientId),
+      ("redirect_uri", redirectUri.absoluteString),
+      ("scope", scopes.joined(separator: " ")),
+      ("state", state),
+      ("nonce", nonce),
+      ("code_challenge", pkce.challenge),
+      ("code_challenge_method", pkce.method),
+    ]
+    if !options.prompt.isEmpty { parameters.append(("prompt", options.prompt.joined(separator: " "))) }
+    if let loginHint = options.loginHint { parameters.append(("login_hint", loginHint)) }
+    if let maxAge = options.maxAge { parameters.append(("max_age", String(maxAge.components.seconds))) }
+    if !options.uiLocales.isEmpty { parameters.append(("ui_locales", options.uiLocales.joined(separator: " "))) }
+    if !options.acrValues.isEmpty { parameters.append(("acr_values", options.acrValues.joined(separator: " "))) }
+    for name in options.additionalParameters.keys.sorted() {
+      parameters.append((name, options.additionalParameters[name]!))
+    }
+    let pending = PendingAuthorization(
+      state: state, nonce: nonce, codeVerifier: pkce.verifier, redirectUri: redirectUri, maxAge: options.maxAge,
+      issuer: configuration.issuerIdentifier, clientId: configuration.clientId, scopes: scopes, createdAt: now)
+    return (parameters, pending)
+  }
+
+  /// Whether a request should be pushed: always when the provider requires it, otherwise when asked
+  /// and the provider offers it.
+  ///
+  /// - Throws: ``XidError/Code/unsupportedByProvider`` when the provider requires pushed requests
+  ///   but advertises no endpoint for them.
+  static func shouldPush(metadata: ProviderMetadata, requested: Bool) throws -> Bool {
+    if metadata.requirePushedAuthorizationRequests {
+      guard metadata.pushedAuthorizationRequestEndpoint != nil else {
+        throw XidError(
+          .unsupportedByProvider,
+          "the provider requires pushed authorization requests but advertises no pushed_authorization_request_endpoint")
+      }
+      return true
+    }
+    return requested && metadata.pushedAuthorizationRequestEndpoint != nil
+  }
+}

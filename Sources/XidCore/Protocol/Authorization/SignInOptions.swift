@@ -1,0 +1,63 @@
+import Foundation
+
+/// How one sign-in should go: the optional parameters of its authorization request (OpenID Connect
+/// Core 1.0 §3.1.2.1), and the user agent that shows the provider's page.
+///
+/// ```swift
+/// var options = SignInOptions()
+/// options.prompt = ["login"]
+/// options.maxAge = .seconds(300)
+/// try await Xid.shared.signIn(options: options)
+/// ```
+public struct SignInOptions: Sendable {
+  /// Scopes to request instead of the configuration's; `openid` is added in any case.
+  public var scopes: [String]?
+  /// `prompt`: for example `["login"]`, `["consent"]`, `["select_account"]` or `["none"]`.
+  public var prompt: [String]
+  /// `login_hint`: the user's identifier, when the app knows it.
+  public var loginHint: String?
+  /// `max_age`: the longest time since the user last authenticated at the provider, sent in whole
+  /// seconds. The ID token's `auth_time` is then required and checked.
+  public var maxAge: Duration?
+  /// `ui_locales`: preferred languages for the provider's pages, as BCP 47 tags.
+  public var uiLocales: [String]
+  /// `acr_values`: requested authentication context classes, in order of preference.
+  public var acrValues: [String]
+  /// Other parameters, sent as given. They cannot replace the parameters Xid sets (`client_id`,
+  /// `redirect_uri`, `response_type`, `scope`, `state`, `nonce`, PKCE, …) or the typed options above.
+  public var additionalParameters: [String: String]
+  /// A redirect URI for this request instead of the configuration's: for example a loopback URI with
+  /// the port the app's listener got (RFC 8252 §7.3). User agents set it themselves.
+  public var redirectUri: URL?
+  /// Whether to push the request (RFC 9126) if the provider offers it; `nil` follows the
+  /// configuration. Requests are pushed whenever the provider requires it.
+  public var usePushedAuthorization: Bool?
+  /// The user agent for this sign-in instead of the configuration's.
+  public var userAgent: (any AuthorizationUserAgent)?
+
+  /// Creates options; every parameter is optional.
+  public init(
+    scopes: [String]? = nil, prompt: [String] = [], loginHint: String? = nil, maxAge: Duration? = nil,
+    uiLocales: [String] = [], acrValues: [String] = [], additionalParameters: [String: String] = [:],
+    redirectUri: URL? = nil, usePushedAuthorization: Bool? = nil, userAgent: (any AuthorizationUserAgent)? = nil
+  ) {
+    self.scopes = scopes
+    self.prompt = prompt
+    self.loginHint = loginHint
+    self.maxAge = maxAge
+    self.uiLocales = uiLocales
+    self.acrValues = acrValues
+    self.additionalParameters = additionalParameters
+    self.redirectUri = redirectUri
+    self.usePushedAuthorization = usePushedAuthorization
+    self.userAgent = userAgent
+  }
+
+  /// Parameters that ``additionalParameters`` may not set: the security parameters Xid controls, the
+  /// ones that would change the response's shape, and the typed options.
+  public static let reservedParameters: Set<String> = [
+    "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
+    "code_challenge_method", "request", "request_uri", "response_mode", "client_secret", "code_verifier",
+    "client_assertion", "client_assertion_type", "prompt", "login_hint", "max_age", "ui_locales", "acr_values",
+  ]
+}

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Which kind of token a revocation request carries (RFC 7009 §2.1 `token_type_hint`).
+public enum TokenTypeHint: String, Sendable, Hashable, Codable {
+  /// An access token.
+  case accessToken = "access_token"
+  /// A refresh token; revoking it usually revokes the grant's access tokens too.
+  case refreshToken = "refresh_token"
+}
+
+/// Requests to the revocation endpoint (RFC 7009).
+enum TokenRevocation {
+  static let name = "revocation endpoint"
+
+  /// Asks the provider to revoke `token`, authenticating the client as for token requests.
+  ///
+  /// A 200 answer means the token is revoked or was invalid anyway (RFC 7009 §2.2).
+  ///
+  /// - Throws: ``XidError/Code/unsupportedByProvider`` without a `revocation_endpoint`,
+  ///   ``XidError/Code/revocationFailed`` (with status and OAuth error) on refusal, and as
+  ///   ``ProtocolHTTP/send(_:endpoint:)``.
+  static func revoke(
+    _ token: String, hint: TokenTypeHint?, configuration: XidConfiguration, metadata: ProviderMetadata,
+    http: ProtocolHTTP
+  ) async throws {
+    guard let endpoint = metadata.revocationEndpoint else {
+      throw XidError(.unsupportedByProvider, "the provider advertises no revocation_endpoint")
+    }
+    var parameters = [("token", token)]
+    if let hint { parameters.append(("token_type_hint", hint.rawValue)) }
+    var headers: HTTPHeaders = [:]
+    configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
+    let response = try await http.send(.form(endpoint, parameters, headers: headers), endpoint: name)
+    guard response.isSuccess else {
+      throw ProtocolHTTP.failure(
+        response, code: .revocationFailed, endpoint: name,
+        secrets: [token] + [configuration.clientAuthentication.secret].compactMap { $0 })
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Requests to the token endpoint (RFC 6749 §3.2): form-encoded grants with client authentication,
+/// and the mapping of every response shape to a ``TokenResponse`` or a typed error.
+enum TokenEndpoint {
+  /// The endpoint's name in error reasons.
+  static let name = "token endpoint"
+
+  /// The grant parameters of a code exchange (RFC 6749 §4.1.3 with RFC 7636 §4.5).
+  static func authorizationCodeGrant(code: String, pending: PendingAuthorization) -> [(String, String)] {
+    [
+      ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", pending.redirectUri.absoluteString),
+      ("code_verifier", pending.codeVerifier),
+    ]
+  }
+
+  /// The grant parameters of a refresh (RFC 6749 §6).
+  static func refreshGrant(refreshToken: String, scopes: [String]?) -> [(String, String)] {
+    var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+    if let scopes, !scopes.isEmpty { parameters.append(("scope", scopes.joined(separator: " "))) }
+    return parameters
+  }
+
+  /// The grant parameters of a device access token request (RFC 8628 §3.4).
+  static func deviceCodeGrant(deviceCode: String) -> [(String, String)] {
+    [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", deviceCode)]
+  }
+
+  /// Sends a grant to the token endpoint and reads the response.
+  ///
+  /// - Parameter secrets: values to keep out of error reasons even if the provider echoes them (the
+  ///   code, verifier or refresh token of this request).
+  /// - Throws: ``XidError/Code/tokenRequestFailed`` for a refusal, whatever its shape (RFC 6749 §5.2
+  ///   JSON, an empty body, HTML, a non-standard error, or a 2xx carrying `error`), with the HTTP
+  ///   status and the OAuth error when there was one; ``XidError/Code/unexpectedResponse`` for a 2xx
+  ///   body that is not JSON; ``XidError/Code/invalidTokenResponse``; and as
+  ///   ``ProtocolHTTP/send(_:endpoint:)``.
+  static func request(
+    _ grant: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata, http: ProtocolHTTP,
+    clock: any XidClock, secrets: [String]
+  ) async throws -> TokenResponse {
+    var parameters = grant
+    var headers: HTTPHeaders = [:]
+    configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
+    let secrets = secrets + [configuration.clientAuthentication.secret].compactMap { $0 }
+    let response = try await http.send(.form(metadata.tokenEndpoint, parameters, headers: headers), endpoint: name)
+    guard response.isSuccess else {
+      throw ProtocolHTTP.failure(response, code: .tokenRequestFailed, endpoint: name, secrets: secrets)
+    }
+    let object = try ProtocolHTTP.jsonObject(response, endpoint: name)
+    if object["access_token"] == nil, object["error"]?.stringValue != nil {
+      // Some providers answer 200 with an error object.
+      throw ProtocolHTTP.failure(response, code: .tokenRequestFailed, endpoint: name, secrets: secrets)
+    }
+    return try TokenResponse(json: object, receivedAt: clock.now)
+  }
+}

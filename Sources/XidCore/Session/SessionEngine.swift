@@ -1,0 +1,283 @@
+import Foundation
+
+/// Everything Xid does for one configuration and storage: sign-in, the account's tokens, authorized
+/// requests and sign-out, with every platform dependency given explicitly.
+///
+/// Apps use `Xid` (the `Xid` module), which makes an engine with the platform's defaults. A program
+/// that links `XidCore` alone makes its own, with a transport in the configuration when it talks to
+/// the network:
+///
+/// ```swift
+/// let engine = try SessionEngine(configuration: configuration, storage: try FileTokenStorage())
+/// let token = try await engine.accessToken()   // the stored token while it is valid
+/// ```
+public actor SessionEngine {
+  /// The configuration this engine was made with.
+  public let configuration: XidConfiguration
+  let client: OpenIDClient
+  let account: AccountSession
+  private let transport: any HTTPTransport
+  private let pending: PendingAuthorizationStore
+  private let storage: any TokenStorageAdapter
+  private var signInInProgress = false
+
+  /// Creates the engine for `configuration`, keeping its state in `storage`. Nothing is read or sent
+  /// until a method needs it.
+  ///
+  /// - Throws: ``XidError/Code/invalidConfiguration`` (see ``XidConfiguration/validate()``).
+  public init(configuration: XidConfiguration, storage: any TokenStorageAdapter) throws {
+    try configuration.validate()
+    let transport = configuration.transport ?? UnavailableTransport()
+    let client = try OpenIDClient(configuration: configuration, transport: transport, clock: configuration.clock)
+    let key = TokenRecord.storageKey(
+      issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
+      account: configuration.account)
+    let clock = configuration.clock
+    self.configuration = configuration
+    self.client = client
+    self.transport = transport
+    self.storage = storage
+    // One lock per account, shared by every process that shares the storage: refreshes and changes to
+    // the pending sign-ins take it. A dot file, so that storage listings never take it for a key.
+    let lock = storage.refreshLockDirectory.map { FileLock(directory: $0, name: "." + key + ".lock") }
+    self.pending = PendingAuthorizationStore(
+      storage: storage, accountKey: key, lock: lock, lockTimeout: configuration.refreshLockTimeout,
+      logger: configuration.logger)
+    self.account = AccountSession(
+      key: key, storage: storage, lock: lock,
+      lockTimeout: configuration.refreshLockTimeout, expiryLeeway: configuration.expiryLeeway.timeInterval,
+      logger: configuration.logger, now: { clock.now },
+      refresher: { record in try await Self.refresh(record, with: client) })
+  }
+
+  private var logger: any XidLogger { configuration.logger }
+
+  // MARK: - Sign-in
+
+  /// Signs the user in with `userAgent`: opens the provider's sign-in page and completes the sign-in
+  /// when the provider redirects back.
+  ///
+  /// - Throws: ``XidError/Code/userCancelled``, ``XidError/Code/signInInProgress``, the provider's
+  ///   ``XidError/Code/authorizationFailed``, validation and network errors.
+  public func signIn(options: SignInOptions, userAgent: any AuthorizationUserAgent) async throws -> XidSession {
+    guard !signInInProgress else {
+      throw XidError(.signInInProgress, "a sign-in is already in progress; wait for it to finish or cancel it")
+    }
+    signInInProgress = true
+    defer { signInInProgress = false }
+    let agent = try await userAgent.prepare(redirectUri: configuration.redirectUri)
+    var options = options
+    options.redirectUri = agent.redirectUri
+    do {
+      let request = try await client.makeAuthorizationRequest(options)
+      try await pending.save(request.pending, now: configuration.clock.now)
+      let callback: URL
+      do {
+        callback = try await agent.authorize(request.url, state: request.pending.state)
+      } catch {
+        await pending.remove(request.pending)
+        throw error
+      }
+      await agent.finish()
+      return try await handleRedirect(url: callback)
+    } catch {
+      await agent.finish()
+      throw error
+    }
+  }
+
+  /// The authorization URL of a new sign-in, for apps that present it themselves; finish with
+  /// ``handleRedirect(url:)``.
+  public func authorizationURL(options: SignInOptions) async throws -> URL {
+    let request = try await client.makeAuthorizationRequest(options)
+    try await pending.save(request.pending, now: configuration.clock.now)
+    return request.url
+  }
+
+  /// Completes a sign-in with the URL the provider redirected to: checks it against the pending
+  /// sign-in (`state`, RFC 9207 `iss`), exchanges the code and validates the ID token.
+  ///
+  /// - Throws: ``XidError/Code/stateMismatch``, ``XidError/Code/authorizationFailed``, validation and
+  ///   network errors. The pending sign-in is removed either way.
+  public func handleRedirect(url: URL) async throws -> XidSession {
+    let candidates = try await pending.all(now: configuration.clock.now)
+    guard let matched = PendingAuthorization.matching(callbackURL: url, in: candidates) else {
+      // Let the engine produce the precise error (missing state, unknown state, provider error).
+      _ = try await client.parseRedirect(url: url, pending: candidates)
+      throw XidError(.stateMismatch, "the redirect does not belong to a sign-in in progress")
+    }
+    do {
+      let session = try await complete(url: url, matched: matched)
+      await pending.remove(matched)
+      return session
+    } catch {
+      await pending.remove(matched)
+      throw error
+    }
+  }
+
+  /// Exchanges the code of the redirect to `url` for `matched`, and stores the session.
+  private func complete(url: URL, matched: PendingAuthorization) async throws -> XidSession {
+    let result = try await client.handleRedirect(url: url, pending: [matched])
+    let tokens = result.tokens
+    let record = TokenRecord(
+      version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
+      refreshToken: tokens.refreshToken, idToken: result.idToken.compact, scopes: tokens.scope ?? matched.scopes,
+      issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
+      account: configuration.account)
+    try await account.store(record)
+    logger.log(.info, category: "sign-in", "signed in")
+    return try XidSession(record: record)
+  }
+
+  /// Signs in with the device authorization grant (RFC 8628): `show` gets the code to display, then
+  /// the provider is polled until the user approves.
+  ///
+  /// - Throws: ``XidError/Code/accessDenied``, ``XidError/Code/deviceCodeExpired``, network errors.
+  public func signInWithDeviceCode(
+    scopes: [String]?, showCode show: @Sendable (DeviceAuthorization) async -> Void
+  ) async throws -> XidSession {
+    let authorization = try await client.startDeviceAuthorization(scopes: scopes)
+    await show(authorization)
+    let result = try await client.pollDeviceAuthorization(authorization)
+    let tokens = result.tokens
+    let record = TokenRecord(
+      version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
+      refreshToken: tokens.refreshToken, idToken: result.idToken?.compact ?? tokens.idToken,
+      scopes: tokens.scope ?? authorization.scopes, issuer: configuration.issuerIdentifier,
+      clientId: configuration.clientId, account: configuration.account)
+    try await account.store(record)
+    logger.log(.info, category: "sign-in", "signed in with a device code")
+    return try XidSession(record: record)
+  }
+
+  // MARK: - Session
+
+  /// The signed-in user, or `nil` when nobody is signed in. Reads storage, never the network.
+  ///
+  /// - Throws: ``XidError/Code/storageLocked`` while the device is locked (the user is still signed in).
+  public func session() async throws -> XidSession? {
+    guard let record = try await account.record() else { return nil }
+    return try XidSession(record: record)
+  }
+
+  /// The user's claims from the provider's UserInfo endpoint (checked to be about the same `sub`).
+  public func userInfo() async throws -> UserInfo {
+    let record = try await account.validRecord(force: false)
+    let subject = try XidSession(record: record).subject
+    return try await client.userInfo(accessToken: record.accessToken, expectedSubject: subject)
+  }
+
+  // MARK: - Sign-out
+
+  /// Signs the user out: the local session is deleted first, whatever the network does; then the
+  /// refresh token is revoked (best effort) and, with `callEndSession`, the provider's end-session
+  /// page is opened with `userAgent`.
+  public func signOut(callEndSession: Bool, userAgent: (any AuthorizationUserAgent)?) async throws {
+    // Local state goes first, whatever the network does afterwards.
+    let record = try await account.record()
+    try await account.remove()
+    await pending.removeAll()
+    logger.log(.info, category: "sign-out", "signed out locally")
+    guard let record else { return }
+    if let refreshToken = record.refreshToken {
+      do {
+        try await client.revoke(refreshToken, hint: .refreshToken)
+      } catch let error as XidError {
+        // Best effort: some providers refuse revocation from public clients (glewlwyd answers 401).
+        logger.log(.notice, category: "sign-out", "the provider did not revoke the refresh token: \(error.code)")
+      }
+    }
+    guard callEndSession else { return }
+    let idToken = record.idToken.flatMap { try? IDToken(restoring: $0) }
+    let url = try await client.endSessionURL(idTokenHint: idToken)
+    guard let userAgent else {
+      throw XidError(.invalidConfiguration, "ending the provider's session needs a user agent to open its page")
+    }
+    try await userAgent.open(url)
+  }
+
+  // MARK: - Tokens and authorized requests
+
+  /// A valid access token, refreshed first when it expires within the configured leeway (or when
+  /// `forceRefresh` is set). With a valid token in memory it returns without leaving the caller's
+  /// actor (Swift 6.2 and later).
+  ///
+  /// - Throws: ``XidError/Code/signInRequired``, ``XidError/Code/sessionExpired`` (sign the user in
+  ///   again), or ``XidError/Code/networkFailure`` and ``XidError/Code/storageLocked`` (try later).
+  #if compiler(>=6.2)
+    nonisolated(nonsending) public func accessToken(forceRefresh: Bool = false) async throws -> String {
+      if !forceRefresh, let token = account.usableAccessTokenFromMemory() { return token }
+      return try await account.validRecord(force: forceRefresh).accessToken
+    }
+  #else
+    public nonisolated func accessToken(forceRefresh: Bool = false) async throws -> String {
+      if !forceRefresh, let token = account.usableAccessTokenFromMemory() { return token }
+      return try await account.validRecord(force: forceRefresh).accessToken
+    }
+  #endif
+
+  /// Sends `request` with the access token attached (`Authorization: Bearer …`). On a 401 whose
+  /// `WWW-Authenticate` says `invalid_token` (or cannot be read), the token is refreshed and the
+  /// request sent once more; never more than once.
+  ///
+  /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback, token
+  ///   errors (see ``accessToken(forceRefresh:)``) and transport errors.
+  public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    try request.url.requireSecure(for: "authorized request URL")
+    let token = try await accessToken()
+    let response = try await transport.send(request.authorized(with: token))
+    guard response.status == 401, response.invalidTokenChallenge else { return response }
+    configuration.logger.log(.info, category: "request", "the server refused the access token; refreshing once")
+    let fresh = try await accessToken(forceRefresh: true)
+    return try await transport.send(request.authorized(with: fresh))
+  }
+
+  // MARK: - Refresh
+
+  private static func refresh(_ record: TokenRecord, with client: OpenIDClient) async throws -> RefreshedTokens {
+    guard let refreshToken = record.refreshToken else {
+      throw XidError(.signInRequired, "the session has no refresh token")
+    }
+    let original = record.idToken.flatMap { try? IDToken(restoring: $0) }
+    let result: TokenResult
+    do {
+      result = try await client.refresh(refreshToken: refreshToken, originalIDToken: original)
+    } catch let error as XidError where error.isInvalidGrant {
+      throw XidError(.refreshRefused, error.reason, httpStatus: error.httpStatus, oauthError: error.oauthError)
+    }
+    let tokens = result.tokens
+    return RefreshedTokens(
+      accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn,
+      refreshToken: tokens.refreshToken, idToken: result.idToken?.compact, scopes: tokens.scope)
+  }
+}
+
+/// The transport of a configuration that has none: every request fails with what to do.
+private struct UnavailableTransport: HTTPTransport {
+  func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    throw XidError(
+      .invalidConfiguration,
+      "no HTTP transport is configured: set XidConfiguration.transport, or use the Xid module, which supplies URLSessionTransport"
+    )
+  }
+}
+
+extension HTTPRequest {
+  func authorized(with token: String) -> HTTPRequest {
+    var request = self
+    request.headers["Authorization"] = "Bearer " + token
+    return request
+  }
+}
+
+extension HTTPResponse {
+  /// Whether a 401 asks for a new token: its `WWW-Authenticate` says `invalid_token`, or cannot be
+  /// read (RFC 6750 §3). An `insufficient_scope` or another scheme's challenge does not.
+  var invalidTokenChallenge: Bool {
+    guard let challenge = headers["WWW-Authenticate"] else { return true }
+    guard challenge.lowercased().hasPrefix("bearer") else { return false }
+    guard let error = ProtocolHTTP.challengeParameter("error", in: challenge) else { return true }
+    return error == "invalid_token"
+  }
+}

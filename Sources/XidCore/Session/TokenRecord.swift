@@ -1,0 +1,106 @@
+import Foundation
+
+/// One account's tokens as Xid stores them: a single JSON document, written whole, so a reader in any
+/// process sees either the previous record or the next one, never a mix.
+struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
+  /// The format this version of Xid writes. A record of another format is treated as absent.
+  static let currentFormat: Int64 = 1
+
+  /// Counts the saves of this account's record; a process that sees a higher version than the one it
+  /// holds knows another process refreshed.
+  var version: Int64
+  var accessToken: String
+  var tokenType: String
+  var expiresAt: Date?
+  var refreshToken: String?
+  var idToken: String?
+  var scopes: [String]
+  var issuer: String
+  var clientId: String
+  var account: String
+
+  /// The storage key of an account's record: derived from issuer, client and account, and safe as a
+  /// file name.
+  ///
+  /// The key only tells apart accounts the app itself configures, so a 64-bit FNV-1a hash serves, and
+  /// reading a stored token never has to start the crypto library (a process's cold start matters on
+  /// this path).
+  static func storageKey(issuer: String, clientId: String, account: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in "\(issuer)\n\(clientId)\n\(account)".utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+    }
+    let hex = String(hash, radix: 16)
+    return "xid.tokens." + String(repeating: "0", count: 16 - hex.count) + hex
+  }
+
+  /// Whether the access token can still be used at `now`, treating it as expired `leeway` early.
+  func hasUsableAccessToken(at now: Date, leeway: TimeInterval) -> Bool {
+    guard let expiresAt else { return true }
+    return expiresAt.timeIntervalSince(now) > leeway
+  }
+
+  func encoded() -> String {
+    var members: [String: JSONValue] = [
+      "format": .int(Self.currentFormat), "version": .int(version), "access_token": .string(accessToken),
+      "token_type": .string(tokenType), "scope": .array(scopes.map(JSONValue.string)), "issuer": .string(issuer),
+      "client_id": .string(clientId), "account": .string(account),
+    ]
+    if let expiresAt { members["expires_at"] = .double(expiresAt.timeIntervalSince1970) }
+    if let refreshToken { members["refresh_token"] = .string(refreshToken) }
+    if let idToken { members["id_token"] = .string(idToken) }
+    return JSONValue.object(members).serialized()
+  }
+
+  /// Reads a stored record.
+  ///
+  /// - Throws: ``XidError/Code/corruptRecord`` when the text is not a record this version can read.
+  init(decoding text: String) throws {
+    guard let json = try? JSONValue(parsing: text), let members = json.objectValue else {
+      throw XidError(.corruptRecord, "the stored token record is not a JSON object")
+    }
+    guard members["format"]?.int64Value == Self.currentFormat else {
+      throw XidError(.corruptRecord, "the stored token record has an unknown format version")
+    }
+    func string(_ name: String) throws -> String {
+      guard let value = members[name]?.stringValue else {
+        throw XidError(.corruptRecord, "the stored token record lacks \"\(name)\"")
+      }
+      return value
+    }
+    guard let version = members["version"]?.int64Value else {
+      throw XidError(.corruptRecord, "the stored token record lacks \"version\"")
+    }
+    self.version = version
+    accessToken = try string("access_token")
+    tokenType = try string("token_type")
+    issuer = try string("issuer")
+    clientId = try string("client_id")
+    account = try string("account")
+    expiresAt = members["expires_at"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
+    refreshToken = members["refresh_token"]?.stringValue
+    idToken = members["id_token"]?.stringValue
+    scopes = members["scope"]?.arrayValue?.compactMap(\.stringValue) ?? []
+  }
+
+  init(
+    version: Int64, accessToken: String, tokenType: String, expiresAt: Date?, refreshToken: String?,
+    idToken: String?, scopes: [String], issuer: String, clientId: String, account: String
+  ) {
+    self.version = version
+    self.accessToken = accessToken
+    self.tokenType = tokenType
+    self.expiresAt = expiresAt
+    self.refreshToken = refreshToken
+    self.idToken = idToken
+    self.scopes = scopes
+    self.issuer = issuer
+    self.clientId = clientId
+    self.account = account
+  }
+
+  /// Never shows a token.
+  var description: String {
+    "TokenRecord(version: \(version), issuer: \(issuer), client: \(clientId), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"), refreshToken: \(refreshToken == nil ? "no" : "yes"))"
+  }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Token storage in files, for macOS and Linux programs: one file per key in a private directory.
+///
+/// The directory is created with mode 0700 and each file with mode 0600. Every write goes to a
+/// temporary file that is flushed to disk (`fsync`) and then renamed over the old one, so a reader or a
+/// crash never sees half a record. Several processes may share the directory; Xid coordinates their
+/// refreshes with a lock file in it.
+public struct FileTokenStorage: TokenStorageAdapter {
+  /// The directory the files live in.
+  public let directory: URL
+
+  /// Uses `directory`, or by default `$XDG_STATE_HOME/xid`, else `~/.local/state/xid`.
+  ///
+  /// - Throws: ``XidError/Code/storageFailure`` when the directory cannot be created.
+  public init(directory: URL? = nil) throws {
+    self.directory = directory ?? Self.defaultDirectory()
+    try Self.makePrivateDirectory(self.directory.path)
+  }
+
+  /// `$XDG_STATE_HOME/xid`, or `~/.local/state/xid` when the variable is unset or not absolute.
+  public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
+      return URL(fileURLWithPath: state, isDirectory: true).appendingPathComponent("xid", isDirectory: true)
+    }
+    let home =
+      environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+      ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+    return home.appendingPathComponent(".local/state/xid", isDirectory: true)
+  }
+
+  /// Where the cross-process refresh lock lives: this directory.
+  public var refreshLockDirectory: URL? { directory }
+
+  public func save(key: String, value: String) throws {
+    let path = self.path(for: key)
+    let temporary = directory.appendingPathComponent(".\(fileName(for: key)).\(UInt32.random(in: .min ... .max)).tmp")
+      .path
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw Self.failure("create a temporary file in", directory.path) }
+    let bytes = Array(value.utf8)
+    var written = 0
+    var ok = true
+    while written < bytes.count {
+      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else {
+        ok = false
+        break
+      }
+      written += n
+    }
+    ok = ok && fsync(fd) == 0
+    let savedErrno = errno
+    close(fd)
+    guard ok, rename(temporary, path) == 0 else {
+      errno = savedErrno
+      let error = Self.failure("write", path)
+      unlink(temporary)
+      throw error
+    }
+    syncDirectory()
+  }
+
+  public func load(key: String) throws -> String? {
+    let path = self.path(for: key)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 {
+      if errno == ENOENT { return nil }
+      throw Self.failure("open", path)
+    }
+    defer { close(fd) }
+    var data = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+    while true {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      guard n >= 0 else { throw Self.failure("read", path) }
+      if n == 0 { break }
+      data.append(contentsOf: buffer[0..<n])
+      guard data.count <= 1 << 20 else {
+        throw XidError(.storageFailure, "the file \(path) is larger than 1 MiB; it is not an Xid record")
+      }
+    }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  public func delete(key: String) throws {
+    let path = self.path(for: key)
+    guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("delete", path) }
+    syncDirectory()
+  }
+
+  /// The stored keys that start with `prefix`: for tools and tests, since Xid itself lists no keys.
+  public func keys(withPrefix prefix: String) throws -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    return names.filter { !$0.hasPrefix(".") }.compactMap(Self.key(fromFileName:)).filter { $0.hasPrefix(prefix) }
+      .sorted()
+  }
+
+  // MARK: - Paths
+
+  private func path(for key: String) -> String { directory.appendingPathComponent(fileName(for: key)).path }
+
+  /// Keys become file names: letters, digits, `-`, `_` and (but first) `.` stay, every other byte
+  /// becomes `%XX`, so no key names a dot file, a path or a parent directory.
+  private func fileName(for key: String) -> String {
+    var name = ""
+    for byte in key.utf8 {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+        name.unicodeScalars.append(Unicode.Scalar(byte))
+      case UInt8(ascii: ".") where !name.isEmpty:
+        name.unicodeScalars.append(".")
+      default:
+        name += String(format: "%%%02X", byte)
+      }
+    }
+    return name
+  }
+
+  private static func key(fromFileName name: String) -> String? {
+    name.removingPercentEncoding
+  }
+
+  private func syncDirectory() {
+    let fd = open(directory.path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    fsync(fd)
+    close(fd)
+  }
+
+  static func makePrivateDirectory(_ path: String) throws {
+    do {
+      try FileManager.default.createDirectory(
+        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw XidError(.storageFailure, "cannot create the token directory \(path): \(error.localizedDescription)")
+    }
+    // An existing directory may have been created with wider permissions.
+    guard chmod(path, 0o700) == 0 else { throw failure("restrict the permissions of", path) }
+  }
+
+  static func failure(_ operation: String, _ path: String) -> XidError {
+    let reason = String(cString: strerror(errno))
+    return XidError(.storageFailure, "cannot \(operation) \(path): \(reason)")
+  }
+}

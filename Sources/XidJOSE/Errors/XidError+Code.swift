@@ -1,0 +1,233 @@
+extension XidError {
+  /// What kind of failure an ``XidError`` is.
+  ///
+  /// Codes are stable names: switch on them to react, log them freely. This file is the only place
+  /// where codes are made, so the list below is every failure Xid can report, each with what to do.
+  public struct Code: Hashable, Sendable, CustomStringConvertible {
+    /// The stable name of the code, for example `"invalidSignature"`.
+    public let rawValue: String
+
+    private init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// The stable name of the code.
+    public var description: String { rawValue }
+  }
+}
+
+extension XidError.Code {
+  // MARK: - JOSE: encodings, JSON, keys and signatures
+
+  /// Input was not valid base64url (RFC 7515 §2): padding, whitespace or a character outside the alphabet.
+  public static let invalidEncoding = Self("invalidEncoding")
+  /// Input was not valid JSON, or not the JSON shape that was expected.
+  public static let invalidJSON = Self("invalidJSON")
+  /// Input was larger than Xid accepts; it was refused before it was parsed.
+  public static let inputTooLarge = Self("inputTooLarge")
+  /// A JSON Web Key was malformed, weak, or carried members it must not have.
+  public static let invalidKey = Self("invalidKey")
+  /// A JSON Web Key was well formed but of a type, curve or use Xid does not support.
+  public static let unsupportedKey = Self("unsupportedKey")
+  /// A JWS was malformed: not three parts, a header that is not a JSON object, and the like.
+  public static let malformedJWS = Self("malformedJWS")
+  /// The JWS used a feature Xid refuses (`crit` members it does not understand, `b64: false`).
+  public static let unsupportedJWSFeature = Self("unsupportedJWSFeature")
+  /// The JWS header's `alg` is not one the caller allowed, or does not fit the key.
+  public static let algorithmNotAllowed = Self("algorithmNotAllowed")
+  /// No key fit the JWS, or several did and the choice would be ambiguous.
+  public static let noMatchingKey = Self("noMatchingKey")
+  /// The signature did not verify with the key.
+  public static let invalidSignature = Self("invalidSignature")
+  /// A JWT claim was missing, of the wrong type, or had a value that failed validation.
+  public static let invalidClaims = Self("invalidClaims")
+  /// The platform's crypto library failed in a way the input does not explain.
+  public static let cryptoFailure = Self("cryptoFailure")
+
+  // MARK: - HTTP
+
+  /// No HTTP response arrived: no connection, a reset, a timeout. The session is kept; try again later.
+  public static let networkFailure = Self("networkFailure")
+  /// A URL was refused because it is not HTTPS (plain HTTP is allowed for loopback hosts only).
+  public static let insecureURL = Self("insecureURL")
+  /// A response was larger than Xid accepts from that endpoint.
+  public static let responseTooLarge = Self("responseTooLarge")
+  /// A server answered with a status or body that the protocol does not allow.
+  public static let unexpectedResponse = Self("unexpectedResponse")
+
+  // MARK: - The OpenID Connect and OAuth 2.0 protocol
+
+  /// The provider's metadata (`/.well-known/openid-configuration`) could not be fetched or is not
+  /// valid. Check the issuer URL; if it is right, the provider is down or misconfigured: try later.
+  public static let discoveryFailed = Self("discoveryFailed")
+  /// A different issuer answered than the one configured: the metadata's `issuer`, or the `iss`
+  /// parameter of an authorization response (RFC 9207, mix-up defence), is not the configured issuer,
+  /// or the `iss` parameter is missing although the provider promised it. Do not retry; if the
+  /// configuration is wrong, fix the issuer URL (it must match the provider's exactly, trailing slash
+  /// included).
+  public static let issuerMismatch = Self("issuerMismatch")
+  /// The client's configuration, or an option passed to a request, is invalid: an insecure redirect
+  /// URI, an extra parameter that would override a security parameter, and the like. Fix the code.
+  public static let invalidConfiguration = Self("invalidConfiguration")
+  /// The provider lacks something the operation needs: an endpoint it does not advertise (UserInfo,
+  /// revocation, end session, device authorization, pushed authorization requests), or PKCE with
+  /// S256. Use another operation or another provider configuration.
+  public static let unsupportedByProvider = Self("unsupportedByProvider")
+  /// The redirect that reached the app is not the redirect URI of the authorization request (scheme,
+  /// host, port and path must match exactly). Ignore it: it was not meant for this request.
+  public static let redirectMismatch = Self("redirectMismatch")
+  /// The redirect's `state` is missing or matches no pending authorization request: a stale, replayed
+  /// or forged redirect. Ignore it and let the user start sign-in again.
+  public static let stateMismatch = Self("stateMismatch")
+  /// The authorization endpoint answered with an error (``XidError/oauthError`` holds its `error`,
+  /// for example `access_denied` when the user declined). Let the user try again.
+  public static let authorizationFailed = Self("authorizationFailed")
+  /// The authorization response was malformed: no `code`, or a parameter given more than once.
+  public static let invalidAuthorizationResponse = Self("invalidAuthorizationResponse")
+  /// The pushed authorization request endpoint (RFC 9126) refused the request; ``XidError/httpStatus``
+  /// and ``XidError/oauthError`` say how. Check the client's registration at the provider.
+  public static let pushedAuthorizationFailed = Self("pushedAuthorizationFailed")
+  /// The token endpoint refused a request; ``XidError/httpStatus`` and ``XidError/oauthError`` (when
+  /// the provider sent one) say how. On a refresh, ``XidError/isInvalidGrant`` tells whether the grant
+  /// is dead (sign the user in again) and ``XidError/isTransient`` whether to try again later.
+  public static let tokenRequestFailed = Self("tokenRequestFailed")
+  /// The token endpoint answered 2xx with a body that is not a valid token response: no
+  /// `access_token`, an unknown `token_type`, a malformed member. The provider is misbehaving.
+  public static let invalidTokenResponse = Self("invalidTokenResponse")
+  /// The ID token failed validation (OpenID Connect Core 3.1.3.7, or 12.2 after a refresh): wrong
+  /// issuer, audience, nonce, hash, a missing claim, expired or issued in the future. Do not use the
+  /// tokens; if times are the problem, check the device clock.
+  public static let invalidIDToken = Self("invalidIDToken")
+  /// No key of the provider's JWK Set fits the ID token, even after fetching the set again (keys may
+  /// be re-fetched at most once a minute). The provider may be rotating keys: try again in a minute.
+  public static let unknownSigningKey = Self("unknownSigningKey")
+  /// The provider's JWK Set (`jwks_uri`) could not be fetched or parsed. Try again later.
+  public static let keySetUnavailable = Self("keySetUnavailable")
+  /// The UserInfo endpoint refused the request; ``XidError/httpStatus`` and ``XidError/oauthError``
+  /// (from `WWW-Authenticate`) say how. On `invalid_token`, refresh the access token and retry.
+  public static let userInfoFailed = Self("userInfoFailed")
+  /// The UserInfo response is about another user than the ID token (`sub` differs). Do not use it.
+  public static let userInfoMismatch = Self("userInfoMismatch")
+  /// A server answered in a form Xid does not support, for example a signed or encrypted UserInfo
+  /// response (`application/jwt`). Configure the client at the provider for plain JSON responses.
+  public static let unsupportedResponse = Self("unsupportedResponse")
+  /// The revocation endpoint (RFC 7009) refused the request. Forget the token locally anyway.
+  public static let revocationFailed = Self("revocationFailed")
+  /// The device authorization endpoint (RFC 8628) refused to start a device flow; see
+  /// ``XidError/oauthError``. Check that the client may use the device grant.
+  public static let deviceAuthorizationFailed = Self("deviceAuthorizationFailed")
+  /// The device code expired before the user approved the request (RFC 8628 `expired_token`, or its
+  /// `expires_in` passed). Start a new device authorization.
+  public static let deviceCodeExpired = Self("deviceCodeExpired")
+  /// The user declined the device authorization request (RFC 8628 `access_denied`). Do not retry
+  /// unless the user asks to.
+  public static let accessDenied = Self("accessDenied")
+  /// The operation was cancelled (its task was cancelled while it waited or polled). Nothing to do.
+  public static let cancelled = Self("cancelled")
+
+  // MARK: - Sessions and refresh
+
+  /// The provider refused the refresh token (RFC 6749 `invalid_grant`, or a provider's non-standard
+  /// equivalent). Xid turns it into ``sessionExpired`` unless another process already rotated the token.
+  public static let refreshRefused = Self("refreshRefused")
+  /// The provider ended the session: the refresh token was refused and no other process holds a newer
+  /// one. The local session was removed; sign the user in again.
+  public static let sessionExpired = Self("sessionExpired")
+  /// No user is signed in for this account (or the tokens cannot be refreshed). Sign the user in.
+  public static let signInRequired = Self("signInRequired")
+
+  // MARK: - Sign-in
+
+  /// The user closed the sign-in page or cancelled the sign-in. Nothing changed.
+  public static let userCancelled = Self("userCancelled")
+  /// The user did not finish signing in within the time allowed. Nothing changed; start again.
+  public static let timedOut = Self("timedOut")
+  /// A sign-in is already in progress; only one runs at a time.
+  public static let signInInProgress = Self("signInInProgress")
+  /// The sign-in (or end-session) page could not be shown: no window in a foreground scene to present
+  /// it from, or the system refused to start the web authentication session. Nothing changed; try again
+  /// while the app is in the foreground, or give the user agent a presentation anchor.
+  public static let presentationFailed = Self("presentationFailed")
+  /// Xid was used before ``Xid/configure(options:)``.
+  public static let notConfigured = Self("notConfigured")
+
+  // MARK: - Stored records
+
+  /// A stored token record could not be read. Xid removes it and treats the account as signed out.
+  public static let corruptRecord = Self("corruptRecord")
+
+  // MARK: - Storage
+
+  /// The token storage cannot be read right now (for example the device is locked, or the app was
+  /// launched for prewarming before first unlock). The user is still signed in: try again once the
+  /// device is unlocked; do not sign the user out.
+  public static let storageLocked = Self("storageLocked")
+  /// The token storage failed. The reason names the operation and the system's status.
+  public static let storageFailure = Self("storageFailure")
+  /// The app lacks the keychain access group entitlement it was configured with. Add the group to the
+  /// app's (and extension's) Keychain Sharing entitlement, with the team ID prefix.
+  public static let missingEntitlement = Self("missingEntitlement")
+  /// Another process held the refresh lock for longer than Xid waits. Nothing was lost; try again.
+  public static let lockTimeout = Self("lockTimeout")
+
+  // MARK: - The loopback server
+
+  /// The loopback HTTP server (the redirect listener of desktop sign-in, or the test provider) could
+  /// not start: the port is taken, or the process is out of file descriptors. The reason names the
+  /// system error.
+  public static let loopbackServerFailure = Self("loopbackServerFailure")
+
+  /// Every code Xid reports, in the order of this list.
+  public static let allCases: [Self] = [
+    .invalidEncoding,
+    .invalidJSON,
+    .inputTooLarge,
+    .invalidKey,
+    .unsupportedKey,
+    .malformedJWS,
+    .unsupportedJWSFeature,
+    .algorithmNotAllowed,
+    .noMatchingKey,
+    .invalidSignature,
+    .invalidClaims,
+    .cryptoFailure,
+    .networkFailure,
+    .insecureURL,
+    .responseTooLarge,
+    .unexpectedResponse,
+    .discoveryFailed,
+    .issuerMismatch,
+    .invalidConfiguration,
+    .unsupportedByProvider,
+    .redirectMismatch,
+    .stateMismatch,
+    .authorizationFailed,
+    .invalidAuthorizationResponse,
+    .pushedAuthorizationFailed,
+    .tokenRequestFailed,
+    .invalidTokenResponse,
+    .invalidIDToken,
+    .unknownSigningKey,
+    .keySetUnavailable,
+    .userInfoFailed,
+    .userInfoMismatch,
+    .unsupportedResponse,
+    .revocationFailed,
+    .deviceAuthorizationFailed,
+    .deviceCodeExpired,
+    .accessDenied,
+    .cancelled,
+    .refreshRefused,
+    .sessionExpired,
+    .signInRequired,
+    .userCancelled,
+    .timedOut,
+    .signInInProgress,
+    .presentationFailed,
+    .notConfigured,
+    .corruptRecord,
+    .storageLocked,
+    .storageFailure,
+    .missingEntitlement,
+    .lockTimeout,
+    .loopbackServerFailure,
+  ]
+}
