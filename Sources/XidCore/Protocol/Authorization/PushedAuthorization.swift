@@ -16,16 +16,10 @@ enum PushedAuthorization {
     guard let endpoint = metadata.pushedAuthorizationRequestEndpoint else {
       throw XidError(.unsupportedByProvider, "the provider advertises no pushed_authorization_request_endpoint")
     }
-    var body = parameters.filter { $0.0 != "client_id" }
-    var headers: HTTPHeaders = [:]
-    configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &body, headers: &headers)
     let name = "pushed authorization request endpoint"
-    let response = try await http.send(.form(endpoint, body, headers: headers), endpoint: name)
-    guard response.isSuccess else {
-      throw ProtocolHTTP.failure(
-        response, code: .pushedAuthorizationFailed, endpoint: name,
-        secrets: [configuration.clientAuthentication.secret].compactMap { $0 })
-    }
+    let response = try await http.postClientForm(
+      parameters.filter { $0.0 != "client_id" }, to: endpoint, endpoint: name, configuration: configuration,
+      refusal: .pushedAuthorizationFailed)
     let object = try ProtocolHTTP.jsonObject(response, endpoint: name)
     guard let requestURI = object["request_uri"]?.stringValue, !requestURI.isEmpty else {
       throw XidError(

@@ -109,15 +109,9 @@ enum DeviceFlow {
     guard let endpoint = metadata.deviceAuthorizationEndpoint else {
       throw XidError(.unsupportedByProvider, "the provider advertises no device_authorization_endpoint")
     }
-    var parameters = [("scope", scopes.joined(separator: " "))]
-    var headers: HTTPHeaders = [:]
-    configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
-    let response = try await http.send(.form(endpoint, parameters, headers: headers), endpoint: name)
-    guard response.isSuccess else {
-      throw ProtocolHTTP.failure(
-        response, code: .deviceAuthorizationFailed, endpoint: name,
-        secrets: [configuration.clientAuthentication.secret].compactMap { $0 })
-    }
+    let response = try await http.postClientForm(
+      [("scope", scopes.joined(separator: " "))], to: endpoint, endpoint: name, configuration: configuration,
+      refusal: .deviceAuthorizationFailed)
     let object = try ProtocolHTTP.jsonObject(response, endpoint: name)
     return try DeviceAuthorization(json: object, receivedAt: clock.now, scopes: scopes)
   }

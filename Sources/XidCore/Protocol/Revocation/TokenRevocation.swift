@@ -28,13 +28,8 @@ enum TokenRevocation {
     }
     var parameters = [("token", token)]
     if let hint { parameters.append(("token_type_hint", hint.rawValue)) }
-    var headers: HTTPHeaders = [:]
-    configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
-    let response = try await http.send(.form(endpoint, parameters, headers: headers), endpoint: name)
-    guard response.isSuccess else {
-      throw ProtocolHTTP.failure(
-        response, code: .revocationFailed, endpoint: name,
-        secrets: [token] + [configuration.clientAuthentication.secret].compactMap { $0 })
-    }
+    _ = try await http.postClientForm(
+      parameters, to: endpoint, endpoint: name, configuration: configuration, refusal: .revocationFailed,
+      secrets: [token])
   }
 }

@@ -39,6 +39,37 @@ struct ProtocolHTTP: Sendable {
     return response
   }
 
+  /// POSTs `parameters` as a form to an endpoint of the provider, authenticated as the configured
+  /// client (RFC 6749 §2.3): the one way Xid calls the token, revocation, device authorization and
+  /// pushed authorization request endpoints.
+  ///
+  /// - Parameters:
+  ///   - refusal: the code of the error a non-2xx answer becomes.
+  ///   - secrets: values of this request to keep out of error reasons even if the provider echoes them
+  ///     (a code, verifier or token); the client secret is always kept out.
+  /// - Returns: the 2xx response.
+  /// - Throws: `refusal`, with the HTTP status and the OAuth error when there was one, whatever the
+  ///   body's shape, and as ``send(_:endpoint:)``.
+  func postClientForm(
+    _ parameters: [(String, String)], to url: URL, endpoint: String, configuration: XidConfiguration,
+    refusal: XidError.Code, secrets: [String] = []
+  ) async throws -> HTTPResponse {
+    var parameters = parameters
+    var headers: HTTPHeaders = [:]
+    configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
+    let response = try await send(.form(url, parameters, headers: headers), endpoint: endpoint)
+    guard response.isSuccess else {
+      throw Self.failure(
+        response, code: refusal, endpoint: endpoint, secrets: Self.secrets(secrets, of: configuration))
+    }
+    return response
+  }
+
+  /// `secrets` and the configured client secret, if any: what error reasons must never show.
+  static func secrets(_ secrets: [String], of configuration: XidConfiguration) -> [String] {
+    secrets + [configuration.clientAuthentication.secret].compactMap { $0 }
+  }
+
   /// The media type of a response, lowercased and without parameters, or `nil` when none was sent.
   static func mediaType(of response: HTTPResponse) -> String? {
     guard let value = response.headers["Content-Type"] else { return nil }

@@ -39,14 +39,10 @@ enum TokenEndpoint {
     _ grant: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata, http: ProtocolHTTP,
     clock: any XidClock, secrets: [String]
   ) async throws -> TokenResponse {
-    var parameters = grant
-    var headers: HTTPHeaders = [:]
-    configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
-    let secrets = secrets + [configuration.clientAuthentication.secret].compactMap { $0 }
-    let response = try await http.send(.form(metadata.tokenEndpoint, parameters, headers: headers), endpoint: name)
-    guard response.isSuccess else {
-      throw ProtocolHTTP.failure(response, code: .tokenRequestFailed, endpoint: name, secrets: secrets)
-    }
+    let response = try await http.postClientForm(
+      grant, to: metadata.tokenEndpoint, endpoint: name, configuration: configuration, refusal: .tokenRequestFailed,
+      secrets: secrets)
+    let secrets = ProtocolHTTP.secrets(secrets, of: configuration)
     let object = try ProtocolHTTP.jsonObject(response, endpoint: name)
     if object["access_token"] == nil, object["error"]?.stringValue != nil {
       // Some providers answer 200 with an error object.
