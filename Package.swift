@@ -94,7 +94,7 @@ let package = Package(
     // What the test targets share: expectations on XidError, the test clock, locked values.
     .target(name: "XidTestSupport", dependencies: ["XidCore", "XidLoopback"], path: "Tests/XidTestSupport"),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE", "XidTestSupport"]),
-    .testTarget(name: "XidProtocolTests", dependencies: ["XidCore", "XidTestSupport"]),
+    .testTarget(name: "XidProtocolTests", dependencies: ["XidCore", "XidTesting", "XidTestSupport"]),
     // A process of the multi-process refresh test, spawned by XidSessionTests.
     .executableTarget(name: "XidRefreshWorker", dependencies: ["Xid"], path: "Tests/XidRefreshWorker"),
     .testTarget(

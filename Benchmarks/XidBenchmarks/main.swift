@@ -107,7 +107,7 @@ struct Expectations {
   let issuer: String
   let clientId: String
   let nonce: String
-  let leeway: TimeInterval = 60
+  let leeway: Duration = .seconds(60)
   let allowedAlgorithms: Set<JWSAlgorithm> = [.es256, .rs256, .ps256, .edDSA]
 }
 

@@ -127,7 +127,7 @@ func signedInXid(provider: TestProvider, storage: any TokenStorageAdapter) async
 
 func provider(tokenLifetime: TimeInterval) throws -> TestProvider {
   var configuration = TestProvider.Configuration()
-  configuration.accessTokenLifetime = tokenLifetime
+  configuration.accessTokenLifetime = .seconds(tokenLifetime)
   return try TestProvider(configuration: configuration)
 }
 

@@ -2,11 +2,11 @@ import Foundation
 import XidCore
 
 extension TestClock: XidClock {
-  /// Moves the clock forward by `seconds` at once instead of waiting, so that a client polling the
-  /// provider (the device flow) runs in no real time.
-  public func sleep(for seconds: TimeInterval) async throws {
+  /// Moves the clock forward by `duration` at once instead of waiting, so that a client polling the
+  /// provider (the device flow) runs in no real time. The durations are kept in ``sleeps``.
+  public func sleep(for duration: Duration) async throws {
     try Task.checkCancellation()
-    advance(by: max(seconds, 0))
+    recordSleep(max(duration, .zero))
     await Task.yield()
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import XidCore
 
 /// The time a ``TestProvider`` lives in: it stands still until a test moves it.
 ///
@@ -11,7 +12,7 @@ import Foundation
 /// let clock = TestClock()
 /// let provider = try TestProvider(clock: clock)
 /// // … obtain an access token that lives 300 seconds …
-/// clock.advance(by: 301)  // the token is now expired, at once
+/// clock.advance(by: .seconds(301))  // the token is now expired, at once
 /// ```
 ///
 /// A new clock starts at the real current time, so tokens it stamps are also valid for code that
@@ -21,31 +22,38 @@ import Foundation
 /// `TestClock` is a class so that every holder sees the same time; it is safe to read and advance
 /// from any task. Reads and writes are synchronous (a lock guards one `Date`, never across a
 /// suspension), so synchronous validation code can read it too.
-public final class TestClock: @unchecked Sendable {
-  private let lock = NSLock()
-  private var current: Date
+public final class TestClock: Sendable {
+  private let state: LockedValue<(now: Date, sleeps: [Duration])>
 
   /// Creates a clock that stands at `now`, by default the real current time.
-  public init(now: Date = Date()) { current = now }
+  public init(now: Date = Date()) { state = LockedValue((now, [])) }
 
   /// The clock's current time.
-  public var now: Date {
-    lock.lock()
-    defer { lock.unlock() }
-    return current
+  public var now: Date { state.get().now }
+
+  /// The durations that code under test asked this clock to sleep, in order.
+  public var sleeps: [Duration] { state.get().sleeps }
+
+  /// Moves the clock by `duration`; a negative value moves it back, to simulate skew.
+  public func advance(by duration: Duration) {
+    state.update { $0.now += duration.timeInterval }
   }
 
-  /// Moves the clock by `seconds`; a negative value moves it back, to simulate skew.
-  public func advance(by seconds: TimeInterval) {
-    lock.lock()
-    defer { lock.unlock() }
-    current += seconds
+  /// Moves the clock forward by `duration` and records it as a sleep.
+  func recordSleep(_ duration: Duration) {
+    state.update {
+      $0.now += duration.timeInterval
+      $0.sleeps.append(duration)
+    }
   }
 
   /// Sets the clock to `date`.
   public func set(to date: Date) {
-    lock.lock()
-    defer { lock.unlock() }
-    current = date
+    state.update { $0.now = date }
   }
+}
+
+extension Date {
+  /// The date `duration` after `date`: the provider's expiry arithmetic.
+  static func + (date: Date, duration: Duration) -> Date { date.addingTimeInterval(duration.timeInterval) }
 }

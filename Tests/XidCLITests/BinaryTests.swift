@@ -116,7 +116,7 @@ struct BinaryTests {
 
   @Test func theDeviceGrantShowsACodeAndSignsIn() async throws {
     var configuration = TestProvider.Configuration()
-    configuration.devicePollingInterval = 1
+    configuration.devicePollingInterval = .seconds(1)
     let provider = try await TestProvider.startLoopback(configuration: configuration)
     let xid = try XidBinary()
     defer { xid.cleanUp() }

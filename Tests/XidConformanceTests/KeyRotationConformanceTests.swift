@@ -13,7 +13,7 @@ import XidTesting
 @Suite(.timeLimit(.minutes(1)))
 struct KeyRotationConformanceTests {
   /// Time between the first and the second sign-in: none, the hardest case.
-  static let later: TimeInterval = 0
+  static let later: Duration = .zero
 
   @Test("rp-key-rotation-op-sign-key", arguments: Wire.allCases)
   func fetchesTheKeySetOnceMoreWhenTheKeyRotatedBetweenSignIns(over wire: Wire) async throws {
@@ -73,16 +73,16 @@ struct KeyRotationConformanceTests {
     try await withStage(.inMemory) { stage in
       _ = try await stage.signIn()
       try await stage.provider.rotateSigningKey()
-      stage.clock.advance(by: 5)
+      stage.clock.advance(by: .seconds(5))
       _ = try await stage.signIn()
       #expect(await stage.counters.jwksFetches == 2)
 
       try await stage.provider.rotateSigningKey()
-      stage.clock.advance(by: 30)
+      stage.clock.advance(by: .seconds(30))
       await expectRejection(.unknownSigningKey, on: stage) { try await stage.signIn() }
       #expect(await stage.counters.jwksFetches == 2)
 
-      stage.clock.advance(by: 31)
+      stage.clock.advance(by: .seconds(31))
       _ = try await stage.signIn()
       #expect(await stage.counters.jwksFetches == 3)
     }

@@ -17,7 +17,7 @@ extension GlewlwydInterop {
       }
       var iterator = codes.makeAsyncIterator()
       let authorization = try #require(await iterator.next())
-      #expect(authorization.interval == 1)
+      #expect(authorization.interval == .seconds(1))
       #expect(!authorization.userCode.isEmpty)
       #expect(authorization.verificationURI.absoluteString.hasPrefix(fixture.environment.baseURL.absoluteString))
 

@@ -43,12 +43,12 @@ struct JWTClaimsTests {
   @Test func validatesTimesWithLeeway() throws {
     let now = Date(timeIntervalSince1970: 10_000)
     let claims = try JWTClaims(raw: ["exp": 10_030, "iat": 10_050, "nbf": 10_040])
-    try claims.validateTimes(now: now, leeway: 60)
-    expectXidError(.invalidClaims) { try claims.validateTimes(now: now.addingTimeInterval(100), leeway: 60) }
-    expectXidError(.invalidClaims) { try claims.validateTimes(now: now, leeway: 10) }
-    expectXidError(.invalidClaims) { try JWTClaims(raw: [:]).validateTimes(now: now, leeway: 60) }
+    try claims.validateTimes(now: now, leeway: .seconds(60))
+    expectXidError(.invalidClaims) { try claims.validateTimes(now: now.addingTimeInterval(100), leeway: .seconds(60)) }
+    expectXidError(.invalidClaims) { try claims.validateTimes(now: now, leeway: .seconds(10)) }
+    expectXidError(.invalidClaims) { try JWTClaims(raw: [:]).validateTimes(now: now, leeway: .seconds(60)) }
     expectXidError(.invalidClaims) {
-      try JWTClaims(raw: ["exp": 10_030]).validateTimes(now: now, leeway: 60, requireIssuedAt: true)
+      try JWTClaims(raw: ["exp": 10_030]).validateTimes(now: now, leeway: .seconds(60), requireIssuedAt: true)
     }
   }
 

@@ -87,20 +87,20 @@ struct AuthorizationRequestTests {
 
   @Test func providerWithoutS256IsRefused() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["code_challenge_methods_supported"] = ["plain"] }
+    provider.metadataChanges.update { $0["code_challenge_methods_supported"] = ["plain"] }
     await expectXidError(.unsupportedByProvider) { try await provider.client().makeAuthorizationRequest() }
   }
 
   @Test func providerThatDoesNotListPKCEMethodsIsStillUsedWithS256() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["code_challenge_methods_supported"] = .null }
+    provider.metadataChanges.update { $0["code_challenge_methods_supported"] = .null }
     let request = try await provider.client().makeAuthorizationRequest()
     #expect(request.url.query["code_challenge_method"] == "S256")
   }
 
   @Test func pushedAuthorizationIsUsedWhenTheProviderRequiresIt() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["require_pushed_authorization_requests"] = true }
+    provider.metadataChanges.update { $0["require_pushed_authorization_requests"] = true }
     let request = try await provider.client().makeAuthorizationRequest(SignInOptions(maxAge: .seconds(60)))
     #expect(request.isPushed)
     let query = request.url.queryParameters
@@ -122,7 +122,7 @@ struct AuthorizationRequestTests {
 
   @Test func signInThroughPushedAuthorizationCompletes() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["require_pushed_authorization_requests"] = true }
+    provider.metadataChanges.update { $0["require_pushed_authorization_requests"] = true }
     let client = try provider.client()
     let (redirect, pending) = try await provider.authorize(client)
     let result = try await client.handleRedirect(url: redirect, pending: [pending])
@@ -141,7 +141,7 @@ struct AuthorizationRequestTests {
 
   @Test func pushedAuthorizationIsNotUsedWhenNotOffered() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["pushed_authorization_request_endpoint"] = .null }
+    provider.metadataChanges.update { $0["pushed_authorization_request_endpoint"] = .null }
     let request = try await provider.client { $0.prefersPushedAuthorization = true }.makeAuthorizationRequest()
     #expect(!request.isPushed)
     #expect(request.url.query["state"] == request.pending.state)
@@ -149,7 +149,7 @@ struct AuthorizationRequestTests {
 
   @Test func requiredPushedAuthorizationWithoutEndpointIsRefused() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock {
+    provider.metadataChanges.update {
       $0["require_pushed_authorization_requests"] = true
       $0["pushed_authorization_request_endpoint"] = .null
     }

@@ -18,9 +18,9 @@ struct DeviceFlowTests {
   static func provider(script: [HTTPResponse], expiresIn: Int64 = 600, interval: Int64? = nil) throws -> FakeProvider {
     let provider = try FakeProvider()
     provider.on("/device") { _ in Self.deviceResponse(expiresIn: expiresIn, interval: interval) }
-    let remaining = Locked(script)
+    let remaining = LockedValue(script)
     provider.on("/token") { _ in
-      remaining.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
+      remaining.update { $0.count > 1 ? $0.removeFirst() : $0[0] }
     }
     return provider
   }
@@ -34,7 +34,7 @@ struct DeviceFlowTests {
     #expect(authorization.userCode == "WDJB-MJHT")
     #expect(authorization.verificationURI.absoluteString == "https://op.example/activate")
     #expect(authorization.verificationURIComplete?.absoluteString == "https://op.example/activate?user_code=WDJB-MJHT")
-    #expect(authorization.interval == 5)
+    #expect(authorization.interval == .seconds(5))
     #expect(authorization.expiresAt == provider.clock.now.addingTimeInterval(600))
     let request = try #require(provider.transport.requests(to: "/device").first)
     #expect(request.form == ["scope": "openid profile", "client_id": FakeProvider.clientId])
@@ -46,15 +46,15 @@ struct DeviceFlowTests {
     let provider = try FakeProvider()
     let success = try provider.tokenResponse(idToken: true, nonce: nil)
     provider.on("/device") { _ in Self.deviceResponse() }
-    let remaining = Locked([Self.pending, Self.slowDown, Self.pending, success])
-    provider.on("/token") { _ in remaining.withLock { $0.removeFirst() } }
+    let remaining = LockedValue([Self.pending, Self.slowDown, Self.pending, success])
+    provider.on("/token") { _ in remaining.update { $0.removeFirst() } }
     let client = try provider.client()
     let authorization = try await client.startDeviceAuthorization()
     let start = provider.clock.now
     let result = try await client.pollDeviceAuthorization(authorization)
     #expect(result.tokens.accessToken == "access-token-1")
     #expect(result.idToken?.subject == "alice")
-    #expect(provider.clock.sleeps == [5, 5, 10, 10])
+    #expect(provider.clock.sleeps == [.seconds(5), .seconds(5), .seconds(10), .seconds(10)])
     #expect(provider.clock.now == start.addingTimeInterval(30))
     let polls = provider.transport.requests(to: "/token")
     #expect(polls.count == 4)
@@ -69,11 +69,11 @@ struct DeviceFlowTests {
     let provider = try FakeProvider()
     let success = try provider.tokenResponse(idToken: false)
     provider.on("/device") { _ in Self.deviceResponse(interval: 8) }
-    let remaining = Locked([Self.pending, success])
-    provider.on("/token") { _ in remaining.withLock { $0.removeFirst() } }
+    let remaining = LockedValue([Self.pending, success])
+    provider.on("/token") { _ in remaining.update { $0.removeFirst() } }
     let client = try provider.client()
     let result = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization())
-    #expect(provider.clock.sleeps == [8, 8])
+    #expect(provider.clock.sleeps == [.seconds(8), .seconds(8)])
     #expect(result.idToken == nil)
   }
 
@@ -114,11 +114,11 @@ struct DeviceFlowTests {
     let provider = try FakeProvider()
     let success = try provider.tokenResponse(idToken: false)
     provider.on("/device") { _ in Self.deviceResponse() }
-    let remaining = Locked([HTTPResponse(status: 503), success])
-    provider.on("/token") { _ in remaining.withLock { $0.removeFirst() } }
+    let remaining = LockedValue([HTTPResponse(status: 503), success])
+    provider.on("/token") { _ in remaining.update { $0.removeFirst() } }
     let client = try provider.client()
     _ = try await client.pollDeviceAuthorization(try await client.startDeviceAuthorization())
-    #expect(provider.clock.sleeps == [5, 10])
+    #expect(provider.clock.sleeps == [.seconds(5), .seconds(10)])
   }
 
   @Test func pollingIsCancellable() async throws {

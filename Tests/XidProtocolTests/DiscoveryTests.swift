@@ -35,37 +35,37 @@ struct DiscoveryTests {
 
   @Test func issuerThatDiffersFromTheConfiguredOneIsRefused() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["issuer"] = "https://evil.example" }
+    provider.metadataChanges.update { $0["issuer"] = "https://evil.example" }
     await expectXidError(.issuerMismatch) { try await provider.client().metadata() }
   }
 
   @Test func issuerWithAnExtraTrailingSlashIsRefused() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["issuer"] = "https://op.example/" }
+    provider.metadataChanges.update { $0["issuer"] = "https://op.example/" }
     await expectXidError(.issuerMismatch) { try await provider.client().metadata() }
   }
 
   @Test func insecureEndpointInMetadataIsRefused() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["token_endpoint"] = "http://op.example/token" }
+    provider.metadataChanges.update { $0["token_endpoint"] = "http://op.example/token" }
     await expectXidError(.insecureURL) { try await provider.client().metadata() }
   }
 
   @Test func insecureOptionalEndpointInMetadataIsRefused() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["revocation_endpoint"] = "http://op.example/revoke" }
+    provider.metadataChanges.update { $0["revocation_endpoint"] = "http://op.example/revoke" }
     await expectXidError(.insecureURL) { try await provider.client().metadata() }
   }
 
   @Test func metadataWithoutARequiredEndpointIsRefused() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["jwks_uri"] = .null }
+    provider.metadataChanges.update { $0["jwks_uri"] = .null }
     await expectXidError(.discoveryFailed) { try await provider.client().metadata() }
   }
 
   @Test func metadataMemberOfTheWrongTypeIsRefused() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["require_pushed_authorization_requests"] = "yes" }
+    provider.metadataChanges.update { $0["require_pushed_authorization_requests"] = "yes" }
     await expectXidError(.discoveryFailed) { try await provider.client().metadata() }
   }
 
@@ -91,10 +91,10 @@ struct DiscoveryTests {
     let client = try provider.client { $0.metadataLifetime = .seconds(600) }
     _ = try await client.metadata()
     _ = try await client.metadata()
-    provider.clock.advance(by: 599)
+    provider.clock.advance(by: .seconds(599))
     _ = try await client.metadata()
     #expect(provider.transport.requests.count == 1)
-    provider.clock.advance(by: 2)
+    provider.clock.advance(by: .seconds(2))
     _ = try await client.metadata()
     #expect(provider.transport.requests.count == 2)
     _ = try await client.metadata(forceRefresh: true)
@@ -103,13 +103,13 @@ struct DiscoveryTests {
 
   @Test func failedDiscoveryIsNotCached() async throws {
     let provider = try FakeProvider()
-    let failing = Locked(true)
+    let failing = LockedValue(true)
     provider.on("/.well-known/openid-configuration") { _ in
-      failing.current ? HTTPResponse(status: 500) : .json(provider.metadata)
+      failing.get() ? HTTPResponse(status: 500) : .json(provider.metadata)
     }
     let client = try provider.client()
     await expectXidError(.discoveryFailed) { try await client.metadata() }
-    failing.withLock { $0 = false }
+    failing.update { $0 = false }
     #expect(try await client.metadata().issuer == FakeProvider.issuer)
   }
 

@@ -1,21 +1,22 @@
 import Foundation
 import Testing
 import XidTestSupport
+import XidTesting
 
 @testable import XidCore
 
 struct JWKSCacheTests {
   /// A JWK Set endpoint serving `keys`, which a test may change, and counting its fetches.
   final class KeyServer: Sendable {
-    let keys: Locked<[JWK]>
+    let keys: LockedValue<[JWK]>
     let clock = TestClock()
     let transport: ScriptedTransport
     let cache: JWKSCache
 
     init(_ keys: [JWK]) {
-      let published = Locked(keys)
+      let published = LockedValue(keys)
       self.keys = published
-      transport = ScriptedTransport { _ in .json(["keys": .array(published.current.map { .object($0.members) })]) }
+      transport = ScriptedTransport { _ in .json(["keys": .array(published.get().map { .object($0.members) })]) }
       cache = JWKSCache(url: URL(string: "https://op.example/jwks")!, transport: transport, clock: clock)
     }
 
@@ -63,7 +64,7 @@ struct JWKSCacheTests {
     let unknown = try JWSSigningKey.generate(for: .es256, keyID: "unknown")
     let server = KeyServer([known.publicJWK])
     try await server.cache.verify(try Self.jws(known), allowedAlgorithms: [.es256])
-    server.clock.advance(by: 120)
+    server.clock.advance(by: .seconds(120))
     let error = await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(unknown), allowedAlgorithms: [.es256])
     }
@@ -76,8 +77,8 @@ struct JWKSCacheTests {
     let new = try JWSSigningKey.generate(for: .es256, keyID: "2025")
     let server = KeyServer([old.publicJWK])
     try await server.cache.verify(try Self.jws(old), allowedAlgorithms: [.es256])
-    server.keys.withLock { $0 = [new.publicJWK] }
-    server.clock.advance(by: 61)
+    server.keys.update { $0 = [new.publicJWK] }
+    server.clock.advance(by: .seconds(61))
     let key = try await server.cache.verify(try Self.jws(new), allowedAlgorithms: [.es256])
     #expect(key.keyID == "2025")
     #expect(server.fetches == 2)
@@ -88,8 +89,8 @@ struct JWKSCacheTests {
     let new = try JWSSigningKey.generate(for: .es256, keyID: "new")
     let server = KeyServer([old.publicJWK])
     try await server.cache.verify(try Self.jws(old, includeKeyID: false), allowedAlgorithms: [.es256])
-    server.keys.withLock { $0 = [new.publicJWK] }
-    server.clock.advance(by: 61)
+    server.keys.update { $0 = [new.publicJWK] }
+    server.clock.advance(by: .seconds(61))
     let key = try await server.cache.verify(try Self.jws(new, includeKeyID: false), allowedAlgorithms: [.es256])
     #expect(key.keyID == "new")
   }
@@ -106,26 +107,26 @@ struct JWKSCacheTests {
     }
     #expect(server.fetches == 2)
     // …but not a second one within the minute.
-    server.clock.advance(by: 30)
+    server.clock.advance(by: .seconds(30))
     await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(stranger), allowedAlgorithms: [.es256])
     }
     #expect(server.fetches == 2)
-    server.clock.advance(by: 30)
+    server.clock.advance(by: .seconds(30))
     await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(stranger), allowedAlgorithms: [.es256])
     }
     #expect(server.fetches == 3)
     // A flood of unknown kids within the minute costs nothing more.
     for index in 0..<10 {
-      server.clock.advance(by: 5)
+      server.clock.advance(by: .seconds(5))
       let signer = try JWSSigningKey.generate(for: .es256, keyID: "flood-\(index)")
       await expectXidError(.unknownSigningKey) {
         try await server.cache.verify(try Self.jws(signer), allowedAlgorithms: [.es256])
       }
     }
     #expect(server.fetches == 3)
-    server.clock.advance(by: 10)
+    server.clock.advance(by: .seconds(10))
     await expectXidError(.unknownSigningKey) {
       try await server.cache.verify(try Self.jws(stranger), allowedAlgorithms: [.es256])
     }
@@ -137,7 +138,7 @@ struct JWKSCacheTests {
     let forger = try JWSSigningKey.generate(for: .es256, keyID: "k")
     let server = KeyServer([real.publicJWK])
     try await server.cache.verify(try Self.jws(real), allowedAlgorithms: [.es256])
-    server.clock.advance(by: 300)
+    server.clock.advance(by: .seconds(300))
     await expectXidError(.invalidSignature) {
       try await server.cache.verify(try Self.jws(forger), allowedAlgorithms: [.es256])
     }
@@ -157,10 +158,10 @@ struct JWKSCacheTests {
     let signer = try JWSSigningKey.generate(for: .es256, keyID: "k")
     let server = KeyServer([signer.publicJWK])
     _ = try await server.cache.keySet()
-    server.clock.advance(by: 86_399)
+    server.clock.advance(by: .seconds(86_399))
     _ = try await server.cache.keySet()
     #expect(server.fetches == 1)
-    server.clock.advance(by: 2)
+    server.clock.advance(by: .seconds(2))
     _ = try await server.cache.keySet()
     #expect(server.fetches == 2)
   }
@@ -191,10 +192,10 @@ struct JWKSCacheTests {
     _ = try await client.handleRedirect(url: first, pending: [pending1])
     // The provider now signs with a new key that the cached set lacks.
     let rotated = try JWSSigningKey.generate(for: .es256, keyID: "key-2")
-    provider.publishedKeys.withLock { $0 = [rotated.publicJWK] }
-    provider.clock.advance(by: 120)
+    provider.publishedKeys.update { $0 = [rotated.publicJWK] }
+    provider.clock.advance(by: .seconds(120))
     provider.on("/token") { _ in
-      let claims = provider.idTokenClaims(nonce: provider.lastNonce.current)
+      let claims = provider.idTokenClaims(nonce: provider.lastNonce.get())
       return .json([
         "access_token": "at", "token_type": "Bearer", "id_token": .string(try rotated.sign(claims: claims)),
       ])

@@ -200,7 +200,7 @@ struct RedirectTests {
 
   @Test func clientRequiresIssWhenTheProviderAdvertisesIt() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["authorization_response_iss_parameter_supported"] = true }
+    provider.metadataChanges.update { $0["authorization_response_iss_parameter_supported"] = true }
     let client = try provider.client()
     let (redirect, pending) = try await provider.authorize(client)
     await expectXidError(.issuerMismatch) { try await client.handleRedirect(url: redirect, pending: [pending]) }

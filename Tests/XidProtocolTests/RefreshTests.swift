@@ -40,7 +40,7 @@ struct RefreshTests {
   @Test func refreshedIDTokenForTheSameUserIsAccepted() async throws {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
-    provider.clock.advance(by: 1800)
+    provider.clock.advance(by: .seconds(1800))
     let authTime = try #require(original.claims["auth_time"])
     provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["auth_time": authTime]) }
     let result = try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)

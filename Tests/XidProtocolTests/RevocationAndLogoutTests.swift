@@ -35,7 +35,7 @@ struct RevocationAndLogoutTests {
 
   @Test func revocationWithoutEndpointIsReported() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["revocation_endpoint"] = .null }
+    provider.metadataChanges.update { $0["revocation_endpoint"] = .null }
     await expectXidError(.unsupportedByProvider) { try await provider.client().revoke("at") }
   }
 
@@ -57,7 +57,7 @@ struct RevocationAndLogoutTests {
 
   @Test func endSessionWithoutEndpointIsReported() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["end_session_endpoint"] = .null }
+    provider.metadataChanges.update { $0["end_session_endpoint"] = .null }
     await expectXidError(.unsupportedByProvider) { try await provider.client().endSessionURL(idTokenHint: nil) }
   }
 }

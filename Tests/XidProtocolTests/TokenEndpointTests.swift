@@ -33,7 +33,7 @@ struct TokenEndpointTests {
     #expect(result.tokens.accessToken == "access-token-1")
     #expect(result.tokens.refreshToken == "refresh-token-1")
     #expect(result.tokens.tokenType == .bearer)
-    #expect(result.tokens.expiresIn == 3600)
+    #expect(result.tokens.expiresIn == .seconds(3600))
     #expect(result.tokens.expiresAt == provider.clock.now.addingTimeInterval(3600))
     #expect(result.tokens.scope == ["openid", "profile"])
     #expect(result.idToken.subject == "alice")
@@ -77,7 +77,7 @@ struct TokenEndpointTests {
     #expect(none.expiresAt == nil)
     let text = try TokenResponse(
       json: ["access_token": "a", "token_type": "Bearer", "expires_in": "120"], receivedAt: Date())
-    #expect(text.expiresIn == 120)
+    #expect(text.expiresIn == .seconds(120))
     expectXidError(.invalidTokenResponse) {
       try TokenResponse(json: ["access_token": "a", "token_type": "Bearer", "expires_in": "soon"], receivedAt: Date())
     }

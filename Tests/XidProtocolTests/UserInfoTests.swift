@@ -64,7 +64,7 @@ struct UserInfoTests {
 
   @Test func providerWithoutUserInfoEndpointIsReported() async throws {
     let provider = try FakeProvider()
-    provider.metadataChanges.withLock { $0["userinfo_endpoint"] = .null }
+    provider.metadataChanges.update { $0["userinfo_endpoint"] = .null }
     await expectXidError(.unsupportedByProvider) {
       try await provider.client().userInfo(accessToken: "at-1", expectedSubject: "alice")
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import XidTestSupport
 import Xid
+import XidTestSupport
 import XidTesting
 
 /// Eight processes, each with 200 concurrent tasks, share one account's FileTokenStorage and refresh
@@ -93,7 +93,7 @@ struct MultiProcessRefreshTests {
 
   static func shortLivedProvider(rotating: Bool = true) async throws -> TestProvider {
     var configuration = TestProvider.Configuration()
-    configuration.accessTokenLifetime = 2
+    configuration.accessTokenLifetime = .seconds(2)
     configuration.rotatesRefreshTokens = rotating
     return try await TestProvider.startLoopback(configuration: configuration)
   }

@@ -18,7 +18,7 @@ struct XidFacadeTests {
     #expect(try await harness.xid.getAccessToken() == first)
     #expect(await harness.provider.counters.refreshes == 0)
 
-    harness.provider.clock.advance(by: 301)
+    harness.provider.clock.advance(by: .seconds(301))
     let second = try await harness.xid.getAccessToken()
     #expect(second != first)
     #expect(await harness.provider.counters.refreshes == 1)
@@ -161,7 +161,7 @@ struct XidFacadeTests {
     try await harness.xid.signIn()
     let stale = harness.recordKey
     let staleRecord = try #require(try harness.storage.load(key: stale))
-    harness.provider.clock.advance(by: 301)
+    harness.provider.clock.advance(by: .seconds(301))
     _ = try await harness.xid.getAccessToken()
     // A stale copy of the record (say, restored from a backup) replays the rotated refresh token.
     try harness.storage.save(key: stale, value: staleRecord)
@@ -174,7 +174,7 @@ struct XidFacadeTests {
   @Test func aNetworkFailureDuringRefreshKeepsTheSession() async throws {
     let harness = try SessionHarness()
     try await harness.xid.signIn()
-    harness.provider.clock.advance(by: 301)
+    harness.provider.clock.advance(by: .seconds(301))
     await harness.provider.injectFault(.failConnection, at: .token, times: 1)
     await expectXidError(.networkFailure) { try await harness.xid.getAccessToken() }
     #expect(try await harness.xid.getSession() != nil)
@@ -185,7 +185,7 @@ struct XidFacadeTests {
   @Test func aServerErrorDuringRefreshKeepsTheSession() async throws {
     let harness = try SessionHarness()
     try await harness.xid.signIn()
-    harness.provider.clock.advance(by: 301)
+    harness.provider.clock.advance(by: .seconds(301))
     await harness.provider.injectFault(.oauthError("temporarily_unavailable", status: 503), at: .token, times: 1)
     await expectXidError(.tokenRequestFailed) { try await harness.xid.getAccessToken() }
     #expect(try await harness.xid.getSession() != nil)
@@ -195,7 +195,7 @@ struct XidFacadeTests {
     let harness = try SessionHarness()
     try await harness.xid.signIn()
     let before = try #require(try harness.storedRecord())
-    harness.provider.clock.advance(by: 301)
+    harness.provider.clock.advance(by: .seconds(301))
     await harness.provider.injectFault(.dropResponse, at: .token, times: 1)
     await expectXidError(.networkFailure) { try await harness.xid.getAccessToken() }
     // The record is untouched: the old refresh token, whole.

@@ -42,7 +42,7 @@ struct CodeFlowTests {
     #expect(claims.authTime == now)
     #expect(claims.sessionID?.isEmpty == false)
     #expect(claims["name"] == nil, "scope claims go to UserInfo unless configured")
-    try claims.validateTimes(now: now, leeway: 0, requireIssuedAt: true)
+    try claims.validateTimes(now: now, leeway: .seconds(0), requireIssuedAt: true)
 
     let counters = await harness.provider.counters
     #expect(counters.authorizationRequests == 1)
@@ -121,7 +121,7 @@ struct CodeFlowTests {
     let harness = try Harness()
     let pkce = try Harness.PKCE()
     let code = try #require(try await harness.authorize(harness.authorizationParameters(pkce: pkce))["code"])
-    harness.clock.advance(by: 61)
+    harness.clock.advance(by: .seconds(61))
     #expect(Harness.oauthError(try await harness.exchange(code: code, verifier: pkce.verifier)) == "invalid_grant")
   }
 

@@ -46,18 +46,18 @@ struct DeviceFlowTests {
     let started = try await start(harness)
 
     #expect(Harness.oauthError(try await poll(harness, started.deviceCode)) == "authorization_pending")
-    harness.clock.advance(by: 2)
+    harness.clock.advance(by: .seconds(2))
     #expect(Harness.oauthError(try await poll(harness, started.deviceCode)) == "slow_down")
     // The interval is now 10 seconds: 6 is still too fast, 10 is not.
-    harness.clock.advance(by: 6)
+    harness.clock.advance(by: .seconds(6))
     #expect(Harness.oauthError(try await poll(harness, started.deviceCode)) == "slow_down")
-    harness.clock.advance(by: 15)
+    harness.clock.advance(by: .seconds(15))
     #expect(Harness.oauthError(try await poll(harness, started.deviceCode)) == "authorization_pending")
 
     let page = try await harness.provider.browser.load(started.completeURI)
     #expect(page.status == 200)
     #expect(try Harness.json(page)["result"] == "approved")
-    harness.clock.advance(by: 15)
+    harness.clock.advance(by: .seconds(15))
     let tokens = try Harness.Tokens(await poll(harness, started.deviceCode))
     #expect(try await harness.verify(try #require(tokens.idToken)).subject == "alice")
     #expect(Harness.oauthError(try await poll(harness, started.deviceCode)) == "invalid_grant")
@@ -85,7 +85,7 @@ struct DeviceFlowTests {
   @Test func anUnusedDeviceCodeExpires() async throws {
     let harness = try Harness()
     let started = try await start(harness)
-    harness.clock.advance(by: 600)
+    harness.clock.advance(by: .seconds(600))
     #expect(Harness.oauthError(try await poll(harness, started.deviceCode)) == "expired_token")
     #expect(try await harness.provider.browser.load(started.completeURI).status == 400)
   }

@@ -106,14 +106,14 @@ struct HostileIDTokenTests {
   @Test func expiredIDToken() async throws {
     let (harness, _, idToken) = try await signIn(with: .expiredIDToken)
     let claims = try await harness.verify(idToken)
-    #expect(throws: XidError.self) { try claims.validateTimes(now: harness.clock.now, leeway: 300) }
+    #expect(throws: XidError.self) { try claims.validateTimes(now: harness.clock.now, leeway: .seconds(300)) }
   }
 
   @Test func issuedInTheFuture() async throws {
     let (harness, _, idToken) = try await signIn(with: .issuedInFuture)
     let claims = try await harness.verify(idToken)
     #expect(claims.issuedAt == harness.clock.now + 3600)
-    #expect(throws: XidError.self) { try claims.validateTimes(now: harness.clock.now, leeway: 300) }
+    #expect(throws: XidError.self) { try claims.validateTimes(now: harness.clock.now, leeway: .seconds(300)) }
   }
 
   @Test func otherSubjectOnlyOnRefresh() async throws {

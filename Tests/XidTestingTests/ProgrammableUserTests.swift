@@ -36,13 +36,13 @@ struct ProgrammableUserTests {
   @Test func withoutPromptNoneTheUserSignsInAgainAndApproves() async throws {
     let harness = try Harness()
     let first = try await harness.verify(try #require(try await harness.signIn().idToken))
-    harness.clock.advance(by: 100)
+    harness.clock.advance(by: .seconds(100))
     await harness.provider.setUserBehavior(.requireLogin)
     let second = try await harness.verify(try #require(try await harness.signIn().idToken))
     #expect(second.authTime == first.authTime! + 100)
     #expect(second.sessionID != first.sessionID)
     await harness.provider.setUserBehavior(.approve)
-    harness.clock.advance(by: 100)
+    harness.clock.advance(by: .seconds(100))
     let third = try await harness.verify(try #require(try await harness.signIn().idToken))
     #expect(third.authTime == second.authTime)
     #expect(third.sessionID == second.sessionID)
@@ -51,7 +51,7 @@ struct ProgrammableUserTests {
   @Test func maxAgeForcesAFreshSignIn() async throws {
     let harness = try Harness()
     _ = try await harness.signIn()
-    harness.clock.advance(by: 120)
+    harness.clock.advance(by: .seconds(120))
     let silent = harness.authorizationParameters(
       pkce: try Harness.PKCE(), overrides: ["prompt": "none", "max_age": "60"])
     #expect(try await harness.authorize(silent)["error"] == "login_required")
@@ -95,7 +95,7 @@ struct ProgrammableUserTests {
 
     let pushed = try await harness.post(.pushedAuthorization, harness.authorizationParameters(pkce: pkce))
     let requestURI = try #require(try Harness.json(pushed)["request_uri"]?.stringValue)
-    harness.clock.advance(by: 61)
+    harness.clock.advance(by: .seconds(61))
     let url = harness.authorizationURL([("client_id", "xid-example"), ("request_uri", requestURI)])
     #expect(try await harness.provider.browser.load(url).status == 400)
   }

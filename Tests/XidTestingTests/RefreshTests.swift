@@ -8,7 +8,7 @@ struct RefreshTests {
     let harness = try Harness()
     let first = try await harness.signIn()
     let original = try await harness.verify(try #require(first.idToken))
-    harness.clock.advance(by: 10)
+    harness.clock.advance(by: .seconds(10))
     let second = try Harness.Tokens(await harness.refresh(try #require(first.refreshToken)))
     #expect(second.refreshToken != nil)
     #expect(second.refreshToken != first.refreshToken)
@@ -75,10 +75,10 @@ struct RefreshTests {
 
   @Test func refreshTokensExpireWhenConfigured() async throws {
     var configuration = TestProvider.Configuration()
-    configuration.refreshTokenLifetime = 3600
+    configuration.refreshTokenLifetime = .seconds(3600)
     let harness = try Harness(configuration: configuration)
     let refreshToken = try #require(try await harness.signIn().refreshToken)
-    harness.clock.advance(by: 3600)
+    harness.clock.advance(by: .seconds(3600))
     #expect(Harness.oauthError(try await harness.refresh(refreshToken)) == "invalid_grant")
   }
 

@@ -20,7 +20,7 @@ struct SupportTests {
     let start = Date(timeIntervalSince1970: 1_000)
     let clock = TestClock(now: start)
     #expect(clock.now == start)
-    clock.advance(by: 30)
+    clock.advance(by: .seconds(30))
     #expect(clock.now == start + 30)
     clock.set(to: start)
     #expect(clock.now == start)

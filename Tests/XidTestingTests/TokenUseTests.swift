@@ -26,9 +26,9 @@ struct TokenUseTests {
     #expect(unknown.status == 401)
     #expect(unknown.headers["WWW-Authenticate"]?.hasPrefix("Bearer error=\"invalid_token\"") == true)
 
-    harness.clock.advance(by: 299)
+    harness.clock.advance(by: .seconds(299))
     #expect(try await harness.get(.resource, bearer: tokens.accessToken).status == 200)
-    harness.clock.advance(by: 1)
+    harness.clock.advance(by: .seconds(1))
     let expired = try await harness.get(.resource, bearer: tokens.accessToken)
     #expect(expired.status == 401)
     #expect(expired.headers["WWW-Authenticate"]?.hasPrefix("Bearer error=\"invalid_token\"") == true)

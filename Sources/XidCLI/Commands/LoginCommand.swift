@@ -86,7 +86,7 @@ struct LoginCommand {
 
   private func signInWithDeviceCode(_ settings: Profile) async throws -> XidSession {
     let xid = try context.xid(for: settings, named: profile, verbose: verbose)
-    let shown = LockedBox<ProgressIndicator?>(nil)
+    let shown = LockedValue<ProgressIndicator?>(nil)
     defer { shown.get()?.stop() }
     let console = console
     let environment = context.environment

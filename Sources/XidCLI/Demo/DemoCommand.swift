@@ -91,10 +91,11 @@ struct DemoCommand {
     let lifetime = await provider.configuration.accessTokenLifetime
     section(4, "Refresh")
     let first = try await xid.getAccessToken()
-    provider.clock.advance(by: lifetime + 1)
+    provider.clock.advance(by: lifetime + .seconds(1))
     console.out(
-      "   The provider's clock (a TestClock, which Xid shares) jumps \(Int(lifetime) + 1) s ahead: the access token,")
-    console.out("   valid \(TimeText.words(lifetime)), has expired.")
+      "   The provider's clock (a TestClock, which Xid shares) jumps \(lifetime.components.seconds + 1) s ahead: the access token,"
+    )
+    console.out("   valid \(TimeText.words(lifetime.timeInterval)), has expired.")
     let second = try await xid.getAccessToken()
     let refreshes = await provider.counters.refreshes
     let expiry = try await xid.getSession()?.accessTokenExpiresAt

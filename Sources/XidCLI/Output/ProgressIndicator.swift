@@ -1,4 +1,5 @@
 import Foundation
+import XidCore
 
 /// Shows that the tool is waiting (for the browser, or for a device code to be approved): a spinner
 /// with a countdown on a terminal, redrawn in place on standard error; otherwise a plain line when
@@ -9,7 +10,7 @@ final class ProgressIndicator: Sendable {
   private let console: Console
   private let message: String
   private let deadline: Date?
-  private let task = LockedBox<Task<Void, Never>?>(nil)
+  private let task = LockedValue<Task<Void, Never>?>(nil)
 
   /// Prepares an indicator showing `message`, counting down to `deadline` when there is one.
   init(console: Console, message: String, deadline: Date?) {

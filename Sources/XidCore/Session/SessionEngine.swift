@@ -248,7 +248,7 @@ public actor SessionEngine {
     }
     let tokens = result.tokens
     return RefreshedTokens(
-      accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn,
+      accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn?.timeInterval,
       refreshToken: tokens.refreshToken, idToken: result.idToken?.compact, scopes: tokens.scope)
   }
 }

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// let jwt = try SignedJWT(verifying: idToken, using: jwks, allowedAlgorithms: [.es256, .rs256])
-/// try jwt.claims.validateTimes(now: Date(), leeway: 60)
+/// try jwt.claims.validateTimes(now: Date(), leeway: .seconds(60))
 /// ```
 public struct SignedJWT: Sendable {
   /// The JWS the token was.
@@ -27,7 +27,7 @@ public struct SignedJWT: Sendable {
 }
 
 extension JWTClaims {
-  /// Checks `exp`, `nbf` and `iat` against `now`, allowing `leeway` seconds of clock skew.
+  /// Checks `exp`, `nbf` and `iat` against `now`, allowing `leeway` of clock skew.
   ///
   /// - Parameters:
   ///   - requireExpiration: whether a token without `exp` fails.
@@ -35,23 +35,28 @@ extension JWTClaims {
   /// - Throws: ``XidError/Code/invalidClaims`` for an expired token, one not yet valid, or one issued in
   ///   the future beyond the leeway.
   public func validateTimes(
-    now: Date, leeway: TimeInterval, requireExpiration: Bool = true, requireIssuedAt: Bool = false
+    now: Date, leeway: Duration, requireExpiration: Bool = true, requireIssuedAt: Bool = false
   ) throws {
+    let skew = leeway.timeInterval
     if let expiresAt {
-      guard now.timeIntervalSince(expiresAt) < leeway else {
-        throw XidError(.invalidClaims, "the token expired at \(expiresAt) (now \(now), leeway \(Int(leeway)) s)")
+      guard now.timeIntervalSince(expiresAt) < skew else {
+        throw XidError(
+          .invalidClaims, "the token expired at \(expiresAt) (now \(now), leeway \(leeway.components.seconds) s)")
       }
     } else if requireExpiration {
       throw XidError(.invalidClaims, "the token has no \"exp\" claim")
     }
-    if let notBefore, notBefore.timeIntervalSince(now) > leeway {
-      throw XidError(.invalidClaims, "the token is not valid before \(notBefore) (now \(now), leeway \(Int(leeway)) s)")
+    if let notBefore, notBefore.timeIntervalSince(now) > skew {
+      throw XidError(
+        .invalidClaims, "the token is not valid before \(notBefore) (now \(now), leeway \(leeway.components.seconds) s)"
+      )
     }
     if let issuedAt {
-      guard issuedAt.timeIntervalSince(now) <= leeway else {
+      guard issuedAt.timeIntervalSince(now) <= skew else {
         throw XidError(
           .invalidClaims,
-          "the token was issued in the future, at \(issuedAt) (now \(now), leeway \(Int(leeway)) s); check the clock")
+          "the token was issued in the future, at \(issuedAt) (now \(now), leeway \(leeway.components.seconds) s); check the clock"
+        )
       }
     } else if requireIssuedAt {
       throw XidError(.invalidClaims, "the token has no \"iat\" claim")

@@ -11,15 +11,16 @@ extension TestProvider {
     let userCode = try Randomness.userCode()
     store.deviceCodes[deviceCode] = DeviceAuthorizationRecord(
       clientId: client.id, scopes: parameters.scopes, userCode: userCode,
-      expiresAt: now + configuration.deviceCodeLifetime, interval: configuration.devicePollingInterval)
+      expiresAt: now + configuration.deviceCodeLifetime,
+      interval: Int(configuration.devicePollingInterval.components.seconds))
     let verification = url(for: .deviceVerification)
     return .json([
       "device_code": .string(deviceCode),
       "user_code": .string(userCode),
       "verification_uri": .string(verification.absoluteString),
       "verification_uri_complete": .string(verification.appendingQuery([("user_code", userCode)]).absoluteString),
-      "expires_in": .int(Int64(configuration.deviceCodeLifetime)),
-      "interval": .int(Int64(configuration.devicePollingInterval)),
+      "expires_in": .int(configuration.deviceCodeLifetime.components.seconds),
+      "interval": .int(configuration.devicePollingInterval.components.seconds),
     ])
   }
 

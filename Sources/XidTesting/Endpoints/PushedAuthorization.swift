@@ -21,7 +21,7 @@ extension TestProvider {
     store.pushedRequests[requestURI] = PushedRequest(
       clientId: client.id, parameters: stored, expiresAt: now + configuration.pushedRequestLifetime)
     return .json(
-      ["request_uri": .string(requestURI), "expires_in": .int(Int64(configuration.pushedRequestLifetime))],
+      ["request_uri": .string(requestURI), "expires_in": .int(configuration.pushedRequestLifetime.components.seconds)],
       status: 201)
   }
 }

@@ -29,7 +29,7 @@ extension TestProvider {
     var body: [String: JSONValue] = [
       "access_token": .string(accessToken),
       "token_type": "Bearer",
-      "expires_in": .int(Int64(configuration.accessTokenLifetime)),
+      "expires_in": .int(configuration.accessTokenLifetime.components.seconds),
       "scope": .string(scopes.joined(separator: " ")),
     ]
     if configuration.issuesRefreshTokens && (!refreshing || configuration.rotatesRefreshTokens) {

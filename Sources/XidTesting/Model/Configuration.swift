@@ -30,21 +30,21 @@ extension TestProvider {
     public var signingAlgorithm: JWSAlgorithm = .es256
     /// Whether a rotated-out key stays in the JWKS (the usual overlap) or disappears from it at once.
     public var keepsPreviousKeysOnRotation = true
-    /// Seconds an access token is valid.
-    public var accessTokenLifetime: TimeInterval = 300
-    /// Seconds an ID token is valid (its `exp` minus its `iat`).
-    public var idTokenLifetime: TimeInterval = 300
-    /// Seconds a refresh token is valid; `nil` for no expiry.
-    public var refreshTokenLifetime: TimeInterval? = nil
-    /// Seconds an authorization code can be redeemed.
-    public var authorizationCodeLifetime: TimeInterval = 60
-    /// Seconds a pushed authorization request's `request_uri` can be used.
-    public var pushedRequestLifetime: TimeInterval = 60
-    /// Seconds a device code can be polled before `expired_token`.
-    public var deviceCodeLifetime: TimeInterval = 600
-    /// The minimum seconds between two device code polls; a faster poll gets `slow_down` and adds 5
-    /// seconds to the interval (RFC 8628 §3.5).
-    public var devicePollingInterval: Int = 5
+    /// How long an access token is valid (sent as `expires_in`, in whole seconds).
+    public var accessTokenLifetime: Duration = .seconds(300)
+    /// How long an ID token is valid (its `exp` minus its `iat`).
+    public var idTokenLifetime: Duration = .seconds(300)
+    /// How long a refresh token is valid; `nil` for no expiry.
+    public var refreshTokenLifetime: Duration? = nil
+    /// How long an authorization code can be redeemed.
+    public var authorizationCodeLifetime: Duration = .seconds(60)
+    /// How long a pushed authorization request's `request_uri` can be used.
+    public var pushedRequestLifetime: Duration = .seconds(60)
+    /// How long a device code can be polled before `expired_token`.
+    public var deviceCodeLifetime: Duration = .seconds(600)
+    /// The minimum time between two device code polls, in whole seconds; a faster poll gets
+    /// `slow_down` and adds 5 seconds to the interval (RFC 8628 §3.5).
+    public var devicePollingInterval: Duration = .seconds(5)
     /// Whether PAR is offered or required.
     public var pushedAuthorization: PushedAuthorization = .supported
     /// Whether token responses carry a refresh token.

@@ -13,7 +13,7 @@ extension TestProvider {
     }
     let key = keys.current
     let issuedAt = now.timeIntervalSince1970.rounded(.down)
-    let lifetime = configuration.idTokenLifetime
+    let lifetime = configuration.idTokenLifetime.timeInterval
     var claims: [String: JSONValue] = [:]
     if configuration.includesScopeClaimsInIDToken {
       claims = ScopeClaims.released(from: authorization.user, for: scopes)

@@ -1,4 +1,5 @@
 import Foundation
+import XidTesting
 
 @testable import XidCore
 
@@ -14,28 +15,30 @@ final class FakeProvider: Sendable {
   let signer: JWSSigningKey
   let clock: TestClock
   /// Metadata members added to (or, with `.null`, removed from) the defaults.
-  let metadataChanges = Locked<[String: JSONValue]>([:])
+  let metadataChanges = LockedValue<[String: JSONValue]>([:])
   /// The keys the JWK Set endpoint publishes.
-  let publishedKeys: Locked<[JWK]>
+  let publishedKeys: LockedValue<[JWK]>
   /// Handlers by path, replacing the defaults.
-  let handlers = Locked<[String: Handler]>([:])
+  let handlers = LockedValue<[String: Handler]>([:])
   /// Claims added to (or, with `.null`, removed from) every ID token the token endpoint issues.
-  let idTokenChanges = Locked<[String: JSONValue]>([:])
+  let idTokenChanges = LockedValue<[String: JSONValue]>([:])
   /// The nonce of the last authorization request seen (plain or pushed).
-  let lastNonce = Locked<String?>(nil)
+  let lastNonce = LockedValue<String?>(nil)
   let transport: ScriptedTransport
 
-  init(algorithm: JWSAlgorithm = .es256, clock: TestClock = TestClock()) throws {
+  init(algorithm: JWSAlgorithm = .es256, clock: TestClock = TestClock(now: Date(timeIntervalSince1970: 1_700_000_000)))
+    throws
+  {
     let signer = try JWSSigningKey.generate(for: algorithm, keyID: "key-1")
     self.signer = signer
     self.clock = clock
-    self.publishedKeys = Locked([signer.publicJWK])
-    let box = Locked<FakeProvider?>(nil)
+    self.publishedKeys = LockedValue([signer.publicJWK])
+    let box = LockedValue<FakeProvider?>(nil)
     transport = ScriptedTransport { request in
-      guard let provider = box.current else { return HTTPResponse(status: 500) }
+      guard let provider = box.get() else { return HTTPResponse(status: 500) }
       return try provider.handle(request)
     }
-    box.withLock { $0 = self }
+    box.update { $0 = self }
   }
 
   var metadata: JSONValue {
@@ -54,7 +57,7 @@ final class FakeProvider: Sendable {
       "response_types_supported": ["code"],
       "subject_types_supported": ["public"],
     ]
-    for (name, value) in metadataChanges.current {
+    for (name, value) in metadataChanges.get() {
       if value == .null { members.removeValue(forKey: name) } else { members[name] = value }
     }
     return .object(members)
@@ -68,7 +71,7 @@ final class FakeProvider: Sendable {
     return try OpenIDClient(configuration: configuration, transport: transport, clock: clock)
   }
 
-  func on(_ path: String, _ handler: @escaping Handler) { handlers.withLock { $0[path] = handler } }
+  func on(_ path: String, _ handler: @escaping Handler) { handlers.update { $0[path] = handler } }
 
   /// ID token claims as the provider would issue them now, with `changes` applied.
   func idTokenClaims(nonce: String?, accessToken: String? = nil, _ changes: [String: JSONValue] = [:]) -> [String:
@@ -101,19 +104,19 @@ final class FakeProvider: Sendable {
     ]
     if idToken {
       body["id_token"] = .string(
-        try self.idToken(nonce: nonce ?? lastNonce.current, accessToken: accessToken, idTokenChanges.current))
+        try self.idToken(nonce: nonce ?? lastNonce.get(), accessToken: accessToken, idTokenChanges.get()))
     }
     return .json(.object(body))
   }
 
   private func handle(_ request: HTTPRequest) throws -> HTTPResponse {
-    if let handler = handlers.current[request.url.path] { return try handler(request) }
+    if let handler = handlers.get()[request.url.path] { return try handler(request) }
     switch request.url.path {
     case "/.well-known/openid-configuration": return .json(metadata)
-    case "/jwks": return .json(["keys": .array(publishedKeys.current.map { .object($0.members) })])
+    case "/jwks": return .json(["keys": .array(publishedKeys.get().map { .object($0.members) })])
     case "/token": return try tokenResponse()
     case "/par":
-      lastNonce.withLock { $0 = request.form["nonce"] }
+      lastNonce.update { $0 = request.form["nonce"] }
       return .json(["request_uri": "urn:ietf:params:oauth:request_uri:abc", "expires_in": 60], status: 201)
     case "/revoke": return HTTPResponse(status: 200)
     default: return HTTPResponse(status: 404)
@@ -126,7 +129,7 @@ final class FakeProvider: Sendable {
     extra: [(String, String)] = []
   ) async throws -> (redirect: URL, pending: PendingAuthorization) {
     let request = try await client.makeAuthorizationRequest(options)
-    if !request.isPushed { lastNonce.withLock { $0 = request.url.query["nonce"] } }
+    if !request.isPushed { lastNonce.update { $0 = request.url.query["nonce"] } }
     let redirect = request.pending.redirectUri.appendingQuery(
       [("code", code), ("state", request.pending.state)] + extra)
     return (redirect, request.pending)

@@ -17,15 +17,15 @@ public struct DeviceAuthorization: Sendable, Hashable, Codable, CustomStringConv
   public let verificationURIComplete: URL?
   /// When the device code expires: the response's `expires_in` after its arrival.
   public let expiresAt: Date
-  /// `interval`: the seconds to wait between polls; 5 when the provider did not say.
-  public let interval: TimeInterval
+  /// `interval`: the time to wait between polls; 5 seconds when the provider did not say.
+  public let interval: Duration
   /// The scopes requested.
   public let scopes: [String]
 
   /// Creates a device authorization from its parts.
   public init(
     deviceCode: String, userCode: String, verificationURI: URL, verificationURIComplete: URL?, expiresAt: Date,
-    interval: TimeInterval, scopes: [String]
+    interval: Duration, scopes: [String]
   ) {
     self.deviceCode = deviceCode
     self.userCode = userCode
@@ -75,12 +75,13 @@ public struct DeviceAuthorization: Sendable, Hashable, Codable, CustomStringConv
     }
     self.init(
       deviceCode: deviceCode, userCode: userCode, verificationURI: verificationURI, verificationURIComplete: complete,
-      expiresAt: receivedAt.addingTimeInterval(min(expiresIn, 86_400)), interval: min(interval, 600), scopes: scopes)
+      expiresAt: receivedAt.addingTimeInterval(min(expiresIn, 86_400)), interval: .seconds(min(interval, 600)),
+      scopes: scopes)
   }
 
   /// `DeviceAuthorization(verificationURI: …, expiresAt: …, interval: …)`; never the device or user code.
   public var description: String {
-    "DeviceAuthorization(verificationURI: \(verificationURI.absoluteString), expiresAt: \(expiresAt), interval: \(Int(interval)) s)"
+    "DeviceAuthorization(verificationURI: \(verificationURI.absoluteString), expiresAt: \(expiresAt), interval: \(interval.components.seconds) s)"
   }
 
   /// The fields that are not secret, so that `dump` does not show the codes.
@@ -127,7 +128,7 @@ enum DeviceFlow {
     _ authorization: DeviceAuthorization, configuration: XidConfiguration, metadata: ProviderMetadata,
     http: ProtocolHTTP, clock: any XidClock
   ) async throws -> TokenResponse {
-    var interval = authorization.interval > 0 ? authorization.interval : 5
+    var interval = authorization.interval > .zero ? authorization.interval : .seconds(5)
     while true {
       do {
         try await clock.sleep(for: interval)
@@ -147,7 +148,7 @@ enum DeviceFlow {
       } catch let error as XidError where error.code == .tokenRequestFailed {
         switch error.oauthError {
         case "authorization_pending": continue
-        case "slow_down": interval += 5
+        case "slow_down": interval += .seconds(5)
         case "expired_token":
           throw XidError(
             .deviceCodeExpired,
@@ -159,10 +160,10 @@ enum DeviceFlow {
             oauthError: error.oauthError)
         default:
           guard error.isTransient else { throw error }
-          interval = max(interval, min(interval * 2, 60))
+          interval = max(interval, min(interval * 2, .seconds(60)))
         }
       } catch let error as XidError where error.code == .networkFailure {
-        interval = max(interval, min(interval * 2, 60))
+        interval = max(interval, min(interval * 2, .seconds(60)))
       }
     }
   }

@@ -15,10 +15,10 @@ import Foundation
 public actor JWKSCache {
   /// The JWK Set URL.
   public nonisolated let url: URL
-  /// The shortest time between two fetches triggered by unknown keys, in seconds.
-  public nonisolated let minimumRefetchInterval: TimeInterval
-  /// How long a fetched set is used before it is fetched again regardless, in seconds.
-  public nonisolated let maximumAge: TimeInterval
+  /// The shortest time between two fetches triggered by unknown keys.
+  public nonisolated let minimumRefetchInterval: Duration
+  /// How long a fetched set is used before it is fetched again regardless.
+  public nonisolated let maximumAge: Duration
   private let http: ProtocolHTTP
   private let clock: any XidClock
   private var current: (keys: JWKSet, fetchedAt: Date)?
@@ -34,12 +34,12 @@ public actor JWKSCache {
   ///   - url: the provider's `jwks_uri`.
   ///   - transport: the HTTP transport.
   ///   - clock: the clock for the refetch limit and the maximum age.
-  ///   - minimumRefetchInterval: at most one fetch for unknown keys per this many seconds; 60 by default.
+  ///   - minimumRefetchInterval: at most one fetch for unknown keys per this interval; a minute by default.
   ///   - maximumAge: how long a set is used before it is fetched again; one day by default.
   public init(
     url: URL, transport: any HTTPTransport, clock: any XidClock = SystemClock(),
-    minimumRefetchInterval: TimeInterval = 60,
-    maximumAge: TimeInterval = 86_400
+    minimumRefetchInterval: Duration = .seconds(60),
+    maximumAge: Duration = .seconds(86_400)
   ) {
     self.url = url
     self.http = ProtocolHTTP(transport: transport)
@@ -53,7 +53,7 @@ public actor JWKSCache {
   /// - Throws: ``XidError/Code/keySetUnavailable`` (with the HTTP status when the server answered),
   ///   and as ``ProtocolHTTP`` sends do (``XidError/Code/networkFailure``, …).
   public func keySet() async throws -> JWKSet {
-    if let current, clock.now.timeIntervalSince(current.fetchedAt) < maximumAge { return current.keys }
+    if let current, clock.now.timeIntervalSince(current.fetchedAt) < maximumAge.timeInterval { return current.keys }
     return try await fetch()
   }
 
@@ -73,7 +73,7 @@ public actor JWKSCache {
     let first = try await keySet()
     let firstResult = try Self.attempt(jws, algorithm: algorithm, in: first)
     if case .verified(let key) = firstResult { return key }
-    if let lastRefetch, clock.now.timeIntervalSince(lastRefetch) < minimumRefetchInterval {
+    if let lastRefetch, clock.now.timeIntervalSince(lastRefetch) < minimumRefetchInterval.timeInterval {
       throw firstResult.error(algorithm: algorithm, keyID: jws.header.keyID, refetched: false)
     }
     lastRefetch = clock.now

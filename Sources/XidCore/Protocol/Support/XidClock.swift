@@ -8,10 +8,10 @@ import Foundation
 public protocol XidClock: Sendable {
   /// The current wall-clock time.
   var now: Date { get }
-  /// Waits `seconds`, or less if the task is cancelled.
+  /// Waits `duration`, or less if the task is cancelled.
   ///
   /// - Throws: `CancellationError` when the task is cancelled while it waits.
-  func sleep(for seconds: TimeInterval) async throws
+  func sleep(for duration: Duration) async throws
 }
 
 /// The system's wall clock, waiting with `Task.sleep`.
@@ -23,8 +23,8 @@ public struct SystemClock: XidClock {
   public var now: Date { Date() }
 
   /// Waits with `Task.sleep`, which ends early with `CancellationError` when the task is cancelled.
-  public func sleep(for seconds: TimeInterval) async throws {
-    guard seconds > 0 else { return try Task.checkCancellation() }
-    try await Task.sleep(nanoseconds: UInt64(min(seconds, 86_400) * 1_000_000_000))
+  public func sleep(for duration: Duration) async throws {
+    guard duration > .zero else { return try Task.checkCancellation() }
+    try await Task.sleep(for: min(duration, .seconds(86_400)))
   }
 }

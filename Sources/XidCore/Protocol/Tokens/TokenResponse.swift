@@ -9,10 +9,10 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
   public let accessToken: String
   /// `token_type`, read case-insensitively.
   public let tokenType: TokenType
-  /// `expires_in`, in seconds, when the provider sent it.
-  public let expiresIn: TimeInterval?
+  /// `expires_in`, when the provider sent it.
+  public let expiresIn: Duration?
   /// When the access token expires: ``receivedAt`` plus ``expiresIn``, when the latter is known.
-  public var expiresAt: Date? { expiresIn.map { receivedAt.addingTimeInterval($0) } }
+  public var expiresAt: Date? { expiresIn.map { receivedAt.addingTimeInterval($0.timeInterval) } }
   /// `refresh_token`, when one was issued. A refresh response without one means the previous refresh
   /// token stays in use.
   public let refreshToken: String?
@@ -57,12 +57,12 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
       guard let seconds = Int64(text), seconds >= 0 else {
         throw XidError(.invalidTokenResponse, "the token response's \"expires_in\" is not a number of seconds")
       }
-      expiresIn = TimeInterval(seconds)
+      expiresIn = .seconds(seconds)
     case let value?:
       guard let seconds = value.doubleValue, seconds.isFinite, seconds >= 0 else {
         throw XidError(.invalidTokenResponse, "the token response's \"expires_in\" is not a number of seconds")
       }
-      expiresIn = seconds
+      expiresIn = .seconds(seconds)
     }
     self.accessToken = accessToken
     self.tokenType = tokenType
@@ -76,7 +76,7 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
   /// `TokenResponse(tokenType: …, expiresIn: …, refreshToken: yes/no, idToken: yes/no, scope: …)`;
   /// never a token.
   public var description: String {
-    "TokenResponse(tokenType: \(tokenType), expiresIn: \(expiresIn.map { String(Int($0)) } ?? "unknown"), refreshToken: \(refreshToken == nil ? "no" : "yes"), idToken: \(idToken == nil ? "no" : "yes"), scope: \(scope?.joined(separator: " ") ?? "as requested"))"
+    "TokenResponse(tokenType: \(tokenType), expiresIn: \(expiresIn.map { String($0.components.seconds) } ?? "unknown"), refreshToken: \(refreshToken == nil ? "no" : "yes"), idToken: \(idToken == nil ? "no" : "yes"), scope: \(scope?.joined(separator: " ") ?? "as requested"))"
   }
 
   /// The fields that are not secret, so that `dump` does not show the tokens.
