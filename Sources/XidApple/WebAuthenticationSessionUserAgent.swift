@@ -22,7 +22,7 @@
   ///   issuer: URL(string: "https://accounts.example.com")!, clientId: "my-app",
   ///   redirectUri: URL(string: "com.example.app:/oauth/callback")!)
   /// configuration.userAgent = WebAuthenticationSessionUserAgent(prefersEphemeralWebBrowserSession: false)
-  /// try Xid.shared.configure(options: configuration)
+  /// Xid.shared.configure(options: configuration)
   /// do {
   ///   try await Xid.shared.signIn()
   /// } catch let error as XidError where error.code == .userCancelled {
