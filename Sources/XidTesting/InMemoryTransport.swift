@@ -22,7 +22,7 @@ public struct InMemoryTransport: HTTPTransport {
   /// Sends `request` to the provider.
   ///
   /// - Throws: `CancellationError` when the task is cancelled before the request is sent or while
-  ///   an injected delay holds it; ``XidError`` with ``XidError/Code/networkFailure`` for a URL off
+  ///   an injected delay holds it; ``/Xid/XidError`` with ``/Xid/XidError/Code/networkFailure`` for a URL off
   ///   the provider's origin or a response dropped by an injected fault.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try Task.checkCancellation()

@@ -30,7 +30,7 @@ public struct TestBrowser: Sendable {
   /// Loads `url` and returns the URL the provider redirects the browser to: for an authorization
   /// URL, the client's redirect URI with `code` (or `error`), `state` and `iss`.
   ///
-  /// - Throws: ``XidError`` with ``XidError/Code/unexpectedResponse``, the status and the OAuth error
+  /// - Throws: ``/Xid/XidError`` with ``/Xid/XidError/Code/unexpectedResponse``, the status and the OAuth error
   ///   when the provider does not redirect (for example for an unregistered `redirect_uri`, which must
   ///   never be redirected to); otherwise what the transport throws.
   public func redirect(from url: URL) async throws -> URL {

@@ -52,7 +52,7 @@ extension TestProvider {
   ///   - keepingPrevious: whether the previous keys stay in the JWKS; by default
   ///     ``Configuration/keepsPreviousKeysOnRotation``.
   /// - Returns: the new key's `kid`.
-  /// - Throws: ``XidError`` with ``XidError/Code/cryptoFailure`` when no key could be generated.
+  /// - Throws: ``/Xid/XidError`` with ``/Xid/XidError/Code/cryptoFailure`` when no key could be generated.
   @discardableResult
   public func rotateSigningKey(to algorithm: JWSAlgorithm? = nil, keepingPrevious: Bool? = nil) throws -> String {
     try keys.rotate(
@@ -68,7 +68,7 @@ extension TestProvider {
   /// ``Misbehavior/missingKeyID`` and ``Misbehavior/missingKeyIDWithSeveralKeys`` change the JWKS at
   /// once (to the current key alone, or with a decoy key added).
   ///
-  /// - Throws: ``XidError`` with ``XidError/Code/cryptoFailure`` when a decoy key could not be made.
+  /// - Throws: ``/Xid/XidError`` with ``/Xid/XidError/Code/cryptoFailure`` when a decoy key could not be made.
   public func misbehave(_ misbehavior: Misbehavior, _ repetition: Repetition = .always) throws {
     switch misbehavior {
     case .missingKeyID: keys.publishOnlyCurrent()

@@ -9,7 +9,7 @@ extension TestProvider {
   /// Use it when the client under test talks through `URLSession` or runs in another process. A
   /// ``Fault/dropResponse`` closes the connection without an answer, after the provider committed.
   ///
-  /// - Throws: ``XidError`` with ``XidError/Code/loopbackServerFailure`` when no port can be bound.
+  /// - Throws: ``/Xid/XidError`` with ``/Xid/XidError/Code/loopbackServerFailure`` when no port can be bound.
   public static func startLoopback(
     configuration: Configuration = Configuration(), user: TestUser = .alice, clock: TestClock = TestClock()
   ) async throws -> TestProvider {

@@ -128,8 +128,8 @@ public actor TestProvider {
   ///   - configuration: clients, keys, lifetimes and features.
   ///   - user: the user at the login page.
   ///   - clock: the time the provider lives in.
-  /// - Throws: ``XidError`` with ``XidError/Code/insecureURL`` for an issuer that is neither `https`
-  ///   nor loopback `http`, or ``XidError/Code/cryptoFailure`` when no key could be generated.
+  /// - Throws: ``/Xid/XidError`` with ``/Xid/XidError/Code/insecureURL`` for an issuer that is neither `https`
+  ///   nor loopback `http`, or ``/Xid/XidError/Code/cryptoFailure`` when no key could be generated.
   public init(
     issuer: URL = TestProvider.defaultIssuer, configuration: Configuration = Configuration(),
     user: TestUser = .alice, clock: TestClock = TestClock()

@@ -1,7 +1,7 @@
 import Foundation
 import XidCore
 
-/// The test provider's user, as an ``AuthorizationUserAgent``: `Xid.signIn()` then completes without
+/// The test provider's user, as an ``/Xid/AuthorizationUserAgent``: `Xid.signIn()` then completes without
 /// a browser, the way ``TestProvider/user`` decides (approve, deny, …).
 ///
 /// ```swift

@@ -7,7 +7,7 @@ import XidCore
 
 /// The ``HTTPTransport`` Xid uses by default: `URLSession`, set up for OAuth endpoints.
 ///
-/// - It sends only to URLs that pass ``Foundation/URL/requireSecure(for:)`` (https, or http to a
+/// - It sends only to URLs that pass `URL.requireSecure(for:)` (https, or http to a
 ///   loopback host), checked before anything goes out.
 /// - It never follows a redirect: OAuth endpoints must not redirect, and a `3xx` comes back as the
 ///   response, for the caller to refuse.

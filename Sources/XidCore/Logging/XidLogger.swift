@@ -78,7 +78,7 @@ public struct DiscardingLogger: XidLogger {
   }
 #endif
 
-/// The platform's default logger: ``OSLogger`` on Apple platforms, ``StandardErrorLogger`` for errors
+/// The platform's default logger: `OSLogger` on Apple platforms, ``StandardErrorLogger`` for errors
 /// elsewhere.
 public func defaultXidLogger() -> any XidLogger {
   #if canImport(os)

@@ -1,6 +1,6 @@
 /// A JSON value (RFC 8259), as JOSE headers, JWT claims, JWKs and OpenID metadata carry them.
 ///
-/// Xid parses JSON with its own small parser (``init(parsing:)``) because tokens are parsed on every
+/// Xid parses JSON with its own small parser (``init(parsing:)-(Collection<UInt8>)``) because tokens are parsed on every
 /// verification and their JSON must be read strictly: duplicate member names, invalid UTF-8, lone
 /// surrogates, trailing data and nesting deeper than 64 levels are rejected.
 public enum JSONValue: Sendable, Hashable {

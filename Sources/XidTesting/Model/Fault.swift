@@ -17,11 +17,11 @@ extension TestProvider {
     /// usual. If the sending task is cancelled while it waits, the request is never handled.
     case delay(Duration)
     /// The provider handles the request and commits its effects (a code is used up, a refresh token
-    /// rotated), then the response is lost: ``InMemoryTransport`` throws ``XidError`` with
-    /// ``XidError/Code/networkFailure``.
+    /// rotated), then the response is lost: ``InMemoryTransport`` throws ``/Xid/XidError`` with
+    /// ``/Xid/XidError/Code/networkFailure``.
     case dropResponse
-    /// The request never reaches the provider: the transport throws ``XidError`` with
-    /// ``XidError/Code/networkFailure`` and nothing is counted or changed.
+    /// The request never reaches the provider: the transport throws ``/Xid/XidError`` with
+    /// ``/Xid/XidError/Code/networkFailure`` and nothing is counted or changed.
     case failConnection
 
     /// An OAuth error response: `{"error": error, "error_description": description}` with `status`.

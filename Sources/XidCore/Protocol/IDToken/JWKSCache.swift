@@ -51,7 +51,7 @@ public actor JWKSCache {
   /// The current key set, fetched if there is none yet or it is older than ``maximumAge``.
   ///
   /// - Throws: ``XidError/Code/keySetUnavailable`` (with the HTTP status when the server answered),
-  ///   and as ``ProtocolHTTP`` sends do (``XidError/Code/networkFailure``, …).
+  ///   and what any request to the provider throws (``XidError/Code/networkFailure``, …).
   public func keySet() async throws -> JWKSet {
     if let current, clock.now.timeIntervalSince(current.fetchedAt) < maximumAge.timeInterval { return current.keys }
     return try await fetch()
