@@ -18,7 +18,7 @@ struct DocumentationExampleTests {
     let session = try await xid.signIn()
     #expect(session.subject == TestUser.alice.subject)
 
-    provider.clock.advance(by: 301)  // access tokens live five minutes
+    provider.clock.advance(by: .seconds(301))  // access tokens live five minutes
     let response = try await xid.send(HTTPRequest(url: provider.url(for: .resource)))
     #expect(response.status == 200)
     #expect(await provider.counters.refreshes == 1)
@@ -42,7 +42,7 @@ struct DocumentationExampleTests {
     try await xid.signIn()
 
     await provider.injectFault(.failConnection, at: .token)
-    provider.clock.advance(by: 301)
+    provider.clock.advance(by: .seconds(301))
     // The refresh could not reach the provider: the app shows "offline", and the user stays signed in.
     await #expect(throws: XidError.self) { try await xid.getAccessToken() }
     #expect(try await xid.getSession() != nil)
