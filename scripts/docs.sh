@@ -19,25 +19,25 @@
 #   Apple-only symbol with a symbol link (code voice is fine).
 # Scratch files go to .build/docs (symbol graphs, archives, logs).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
-out=.build/docs-site
+usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+out=.build/docs-site  # relative to the package; an --output relative to the caller's directory
 ios=${XID_DOCS_IOS:-1}
 while (($#)); do
   case $1 in
     --output | -o)
       (($# >= 2)) || { echo "docs.sh: $1 needs a directory" >&2; exit 2; }
       out=$2
+      [[ $out == /* ]] || out=$PWD/$out
       shift 2
       ;;
-    --output=*) out=${1#--output=}; shift ;;
+    --output=*) out=${1#--output=}; [[ $out == /* ]] || out=$PWD/$out; shift ;;
     --no-ios) ios=0; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "docs.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
+cd "$(dirname "$0")/.."
 
 log() { printf '[docs] %s\n' "$*" >&2; }
 started=$SECONDS
@@ -47,12 +47,14 @@ mkdir -p "$work/graphs/host" "$work/graphs/ios" "$work/archives"
 
 # --- the toolchain -------------------------------------------------------------------------------------
 swift_bin=$(dirname "$(readlink -f "$(command -v swift)")")
-extract=$swift_bin/swift-symbolgraph-extract
-docc=${DOCC:-$swift_bin/docc}
-if [[ ! -x $docc ]]; then
-  docc=$(xcrun --find docc 2>/dev/null || command -v docc || true)
-  [[ -n $docc ]] || { echo "docs.sh: no docc next to $swift_bin/swift, in Xcode or on PATH" >&2; exit 1; }
-fi
+tool() {  # the toolchain's NAME: next to `swift`, else Xcode's, else on PATH
+  local found=$swift_bin/$1
+  [[ -x $found ]] || found=$(xcrun --find "$1" 2>/dev/null || command -v "$1" || true)
+  [[ -n $found ]] || { echo "docs.sh: no $1 next to $swift_bin/swift, in Xcode or on PATH" >&2; exit 1; }
+  echo "$found"
+}
+extract=$(tool swift-symbolgraph-extract)
+docc=${DOCC:-$(tool docc)}
 triple=$(swiftc -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p' | head -1)
 
 # Runs a command quietly; on failure shows its output (DocC's diagnostics) and stops.
