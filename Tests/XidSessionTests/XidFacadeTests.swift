@@ -38,6 +38,47 @@ struct XidFacadeTests {
     harness.expectNoSecrets(allSecrets, in: [session.description, "\(session)"])
   }
 
+  /// Hides the test provider from `dump`: it keeps the tokens it issued, and they are not Xid's to hide.
+  struct OpaqueTransport: HTTPTransport, CustomReflectable {
+    let wrapped: any HTTPTransport
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse { try await wrapped.send(request) }
+    var customMirror: Mirror { Mirror(self, children: []) }
+  }
+
+  /// Hides the test provider's browser from `dump`, as ``OpaqueTransport`` hides the provider.
+  struct OpaqueUserAgent: AuthorizationUserAgent, CustomReflectable {
+    let wrapped: any AuthorizationUserAgent
+    func prepare(redirectUri: URL) async throws -> any AuthorizationUserAgentSession {
+      try await wrapped.prepare(redirectUri: redirectUri)
+    }
+    func open(_ url: URL) async throws { try await wrapped.open(url) }
+    var customMirror: Mirror { Mirror(self, children: []) }
+  }
+
+  @Test func dumpOfASignedInXidShowsNoToken() async throws {
+    let provider = try TestProvider()
+    let logger = RecordingLogger()
+    var configuration = SessionHarness.configuration(
+      provider, logger: logger, transport: OpaqueTransport(wrapped: provider.transport))
+    configuration.userAgent = OpaqueUserAgent(wrapped: provider.userAgent)
+    let storage = InMemoryTokenStorage()
+    let xid = try Xid(configuration: configuration, storage: storage)
+    let session = try await xid.signIn()
+    _ = try await xid.getAccessToken()
+    _ = try await xid.userInfo()
+    let secrets = await provider.issuedSecrets
+    #expect(secrets.count >= 3)
+    var dumped = ""
+    dump(xid, to: &dumped)
+    var dumpedSession = ""
+    dump(session, to: &dumpedSession)
+    for text in [dumped, dumpedSession, String(reflecting: xid), String(reflecting: storage)] {
+      for secret in secrets where secret.count >= 8 && text.contains(secret) {
+        Issue.record("a secret is in the dump: \(text.replacingOccurrences(of: secret, with: "[secret]").prefix(400))")
+      }
+    }
+  }
+
   @Test func anythingBeforeConfigureIsAClearError() async {
     let xid = Xid()
     let error = await expectXidError(.notConfigured) { try await xid.getAccessToken() }

@@ -1,7 +1,13 @@
 import Foundation
 
 /// HTTP header fields: ordered, with case-insensitive lookup (RFC 9110 §5.1).
-public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+///
+/// Its `description` and mirror hide the values of credential fields (`Authorization`, `Cookie`,
+/// `Set-Cookie`, `DPoP`, `Proxy-Authorization`, and fields named after tokens, secrets or sessions),
+/// so headers can be logged.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible,
+  CustomReflectable
+{
   /// The fields in the order they were added.
   public private(set) var fields: [(name: String, value: String)]
 
@@ -37,10 +43,25 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
       hasher.combine(field.value)
     }
   }
+
+  /// The fields as `Name: value`, credentials replaced by `[redacted]`.
+  var redactedFields: [String] {
+    fields.map { "\($0.name): \(HTTPRedaction.headerValue(name: $0.name, value: $0.value))" }
+  }
+
+  /// `[Accept: application/json, Authorization: Bearer [redacted]]`; never a credential.
+  public var description: String { "[" + redactedFields.joined(separator: ", ") + "]" }
+
+  /// The fields as `Name: value`, so that `dump` shows no credential.
+  public var customMirror: Mirror { Mirror(self, unlabeledChildren: redactedFields, displayStyle: .collection) }
 }
 
 /// An HTTP request as Xid sends it: to a provider, a resource server, or the test provider.
-public struct HTTPRequest: Sendable, Hashable {
+///
+/// Its `description` and mirror show the method, the URL, the headers and the body with every
+/// credential and secret parameter replaced by `[redacted]` (see ``HTTPHeaders``), so a transport can
+/// log requests. A body other than a form or JSON shows as its size only.
+public struct HTTPRequest: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
   /// The method, for example `"GET"` or `"POST"`.
   public var method: String
   /// The absolute URL.
@@ -66,10 +87,29 @@ public struct HTTPRequest: Sendable, Hashable {
     if request.headers["Accept"] == nil { request.headers["Accept"] = "application/json" }
     return request
   }
+
+  /// `HTTPRequest(POST https://…, headers: […], body: …)`, with no credential or secret parameter.
+  public var description: String {
+    "HTTPRequest(\(method) \(HTTPRedaction.url(url)), headers: \(headers), body: \(HTTPRedaction.body(body, headers: headers)))"
+  }
+
+  /// The method, URL, headers and body as in ``description``, so that `dump` shows no secret.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "method": method, "url": HTTPRedaction.url(url), "headers": headers,
+        "body": HTTPRedaction.body(body, headers: headers),
+      ])
+  }
 }
 
 /// An HTTP response.
-public struct HTTPResponse: Sendable, Hashable {
+///
+/// Its `description` and mirror show the status, the headers and the body with every credential and
+/// secret member replaced by `[redacted]` (a token response's tokens, a `Set-Cookie`), so a transport
+/// can log responses. A body other than a form or JSON shows as its size only.
+public struct HTTPResponse: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
   /// The status code.
   public var status: Int
   /// The header fields.
@@ -94,6 +134,17 @@ public struct HTTPResponse: Sendable, Hashable {
 
   /// Whether the status is 2xx.
   public var isSuccess: Bool { (200..<300).contains(status) }
+
+  /// `HTTPResponse(200, headers: […], body: …)`, with no credential or token.
+  public var description: String {
+    "HTTPResponse(\(status), headers: \(headers), body: \(HTTPRedaction.body(body, headers: headers)))"
+  }
+
+  /// The status, headers and body as in ``description``, so that `dump` shows no secret.
+  public var customMirror: Mirror {
+    Mirror(
+      self, children: ["status": status, "headers": headers, "body": HTTPRedaction.body(body, headers: headers)])
+  }
 }
 
 /// Sends HTTP requests. Xid's protocol code talks to the network only through this protocol, so tests

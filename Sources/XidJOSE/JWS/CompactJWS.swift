@@ -7,7 +7,7 @@
 /// let jws = try CompactJWS(parsing: token)
 /// let key = try jws.verify(using: jwks, allowedAlgorithms: [.es256, .rs256])
 /// ```
-public struct CompactJWS: Sendable, CustomStringConvertible {
+public struct CompactJWS: Sendable, CustomStringConvertible, CustomReflectable {
   /// The largest compact JWS Xid parses: 64 KiB. Larger input fails before any decoding.
   public static let maximumSize = 64 * 1024
 
@@ -116,5 +116,16 @@ public struct CompactJWS: Sendable, CustomStringConvertible {
   /// `CompactJWS(alg: …, kid: …)`; never the payload or the signature.
   public var description: String {
     "CompactJWS(alg: \(header.algorithm.prefix(16)), kid: \(header.keyID.map { "\"\($0.prefix(64))\"" } ?? "none"))"
+  }
+
+  /// The header's algorithm, key ID and type, and the payload's size, so that `dump` shows neither the
+  /// token (often a bearer credential) nor its payload or signature.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "algorithm": String(header.algorithm.prefix(16)), "keyID": header.keyID.map { String($0.prefix(64)) } as Any,
+        "type": header.type.map { String($0.prefix(64)) } as Any, "payloadBytes": payload.count,
+      ])
   }
 }

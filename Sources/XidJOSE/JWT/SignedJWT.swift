@@ -6,7 +6,9 @@ import Foundation
 /// let jwt = try SignedJWT(verifying: idToken, using: jwks, allowedAlgorithms: [.es256, .rs256])
 /// try jwt.claims.validateTimes(now: Date(), leeway: .seconds(60))
 /// ```
-public struct SignedJWT: Sendable {
+///
+/// Its `description` and mirror show the algorithm, key and a few claims, never the token itself.
+public struct SignedJWT: Sendable, CustomStringConvertible, CustomReflectable {
   /// The JWS the token was.
   public let jws: CompactJWS
   /// The claims, from a payload whose signature verified.
@@ -23,6 +25,21 @@ public struct SignedJWT: Sendable {
     key = try jws.verify(using: keySet, allowedAlgorithms: allowedAlgorithms)
     claims = try JWTClaims(payload: jws.payload)
     self.jws = jws
+  }
+
+  /// `SignedJWT(alg: …, kid: …, iss: …, exp: …)`; never the token or its other claims.
+  public var description: String {
+    "SignedJWT(alg: \(jws.header.algorithm.prefix(16)), kid: \(key.keyID.map { "\"\($0.prefix(64))\"" } ?? "none"), iss: \(claims.issuer.map { String($0.prefix(200)) } ?? "none"), exp: \(claims.expiresAt.map { "\($0)" } ?? "none"))"
+  }
+
+  /// The JWS's mirror, the key and the claims that are not secret, so that `dump` does not show the
+  /// token or its other claims.
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "jws": jws, "key": key, "issuer": claims.issuer as Any, "expiresAt": claims.expiresAt as Any,
+      ])
   }
 }
 
