@@ -59,6 +59,33 @@ struct TokenEndpointTests {
     #expect(response.tokenType == (type.lowercased() == "bearer" ? .bearer : .dpop))
   }
 
+  /// `response` with its JSON body's `token_type` set to `type`.
+  static func withTokenType(_ type: String, _ response: HTTPResponse) throws -> HTTPResponse {
+    var body = try #require(try JSONValue(parsing: Array(response.body)).objectValue)
+    body["token_type"] = .string(type)
+    return .json(.object(body))
+  }
+
+  @Test(arguments: ["DPoP", "dpop"])
+  func aDPoPBoundTokenIsRefusedWhileDPoPIsNotEnabled(type: String) async throws {
+    let provider = try FakeProvider()
+    let signIn = await expectXidError(.invalidTokenResponse) {
+      try await Self.exchange(provider) { _ in try Self.withTokenType(type, provider.tokenResponse()) }
+    }
+    #expect(signIn?.reason.contains("DPoP is not enabled for this client") == true, "\(String(describing: signIn))")
+
+    provider.on("/token") { _ in try provider.tokenResponse() }
+    let (client, original) = try await RefreshTests.signedIn(provider)
+    provider.on("/token") { _ in
+      try Self.withTokenType(type, .json(["access_token": "access-token-2", "token_type": "Bearer", "expires_in": 60]))
+    }
+    let refresh = await expectXidError(.invalidTokenResponse) {
+      try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original, scopes: nil)
+    }
+    #expect(refresh?.reason.contains("DPoP is not enabled for this client") == true)
+    #expect(refresh?.reason.contains("access-token-2") == false)
+  }
+
   @Test(arguments: ["mac", "N_A", ""])
   func unknownTokenTypeIsRefused(type: String) {
     expectXidError(.invalidTokenResponse) {

@@ -33,8 +33,8 @@ enum TokenEndpoint {
   /// - Throws: ``XidError/Code/tokenRequestFailed`` for a refusal, whatever its shape (RFC 6749 §5.2
   ///   JSON, an empty body, HTML, a non-standard error, or a 2xx carrying `error`), with the HTTP
   ///   status and the OAuth error when there was one; ``XidError/Code/unexpectedResponse`` for a 2xx
-  ///   body that is not JSON; ``XidError/Code/invalidTokenResponse``; and as
-  ///   ``ProtocolHTTP/send(_:endpoint:)``.
+  ///   body that is not JSON; ``XidError/Code/invalidTokenResponse``, also for a DPoP-bound token
+  ///   (see ``requireUsableTokenType(_:configuration:)``); and as ``ProtocolHTTP/send(_:endpoint:)``.
   static func request(
     _ grant: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata, http: ProtocolHTTP,
     clock: any XidClock, secrets: [String]
@@ -48,6 +48,23 @@ enum TokenEndpoint {
       // Some providers answer 200 with an error object.
       throw ProtocolHTTP.failure(response, code: .tokenRequestFailed, endpoint: name, secrets: secrets)
     }
-    return try TokenResponse(json: object, receivedAt: clock.now)
+    let tokens = try TokenResponse(json: object, receivedAt: clock.now)
+    try requireUsableTokenType(tokens, configuration: configuration)
+    return tokens
+  }
+
+  /// Refuses an access token this client cannot use: a DPoP-bound one (`token_type: DPoP`, RFC 9449),
+  /// since a DPoP token sent as a bearer token is refused by the resource server, and Xid sends no
+  /// DPoP proofs yet. Every grant (code, refresh, device) passes here, so that is the one place to
+  /// allow DPoP tokens once a configuration enables DPoP.
+  ///
+  /// - Throws: ``XidError/Code/invalidTokenResponse`` for a token type other than Bearer.
+  static func requireUsableTokenType(_ tokens: TokenResponse, configuration: XidConfiguration) throws {
+    guard tokens.tokenType == .bearer else {
+      throw XidError(
+        .invalidTokenResponse,
+        "the token endpoint issued a DPoP-bound access token (token_type \"DPoP\"), but DPoP is not enabled for this client, so the token cannot be used; register the client at the provider for Bearer tokens"
+      )
+    }
   }
 }
