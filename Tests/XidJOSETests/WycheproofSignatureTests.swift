@@ -74,6 +74,37 @@ struct WycheproofSignatureTests {
     #expect(outcome.checked == 151)
   }
 
+  /// Wycheproof's PSS file refuses signatures padded or truncated (tcId 104, 106), but neither file
+  /// has a valid signature stripped of its leading zero: made here from every valid case, stripped
+  /// when it starts with a zero byte (PKCS #1 tcId 258 does) and padded with one otherwise.
+  @Test(arguments: [
+    ("rsa_signature_2048_sha256_test.json", JWSAlgorithm.rs256), ("rsa_pss_2048_sha256_mgf1_32_test.json", .ps256),
+  ])
+  func validRSASignaturesStrippedOrPaddedAreRefused(file: String, algorithm: JWSAlgorithm) throws {
+    let document = try TestVectors.json("wycheproof/\(file)")
+    var stripped = 0
+    var padded = 0
+    for group in document["testGroups"]?.arrayValue ?? [] {
+      let key = try Self.rsaKey(group)
+      for test in group["tests"]?.arrayValue ?? [] where test["result"]?.stringValue == "valid" {
+        let id = test["tcId"]?.int64Value ?? -1
+        let message = hexBytes(test["msg"]?.stringValue ?? "")
+        let signature = hexBytes(test["sig"]?.stringValue ?? "")
+        var variants = [[0] + signature]
+        if signature.first == 0 { variants.append(Array(signature.dropFirst())) }
+        for variant in variants {
+          let accepted = variant.withUnsafeBytes { sig in
+            message.withUnsafeBytes { key.platformKey.isValidSignature(sig, for: $0, algorithm: algorithm) }
+          }
+          #expect(!accepted, "\(file) tcId \(id): a valid signature of \(variant.count) bytes was accepted")
+          if variant.count < signature.count { stripped += 1 } else { padded += 1 }
+        }
+      }
+    }
+    #expect(padded > 0)
+    #expect(stripped == (algorithm == .rs256 ? 1 : 0))
+  }
+
   static func rsaKey(_ group: JSONValue) throws -> JWSVerificationKey {
     let key = group["publicKey"]!
     return try JWSVerificationKey(json: [

@@ -11,7 +11,8 @@
 
     private enum Kind {
       case p256(OpenSSLOperationTemplate)
-      case rsa(pkcs1: OpenSSLOperationTemplate, pss: OpenSSLOperationTemplate)
+      /// `modulusLength`: the modulus's length in bytes, which every signature must have.
+      case rsa(pkcs1: OpenSSLOperationTemplate, pss: OpenSSLOperationTemplate, modulusLength: Int)
       case ed25519(OpenSSLDigestVerifyTemplate)
     }
 
@@ -48,7 +49,8 @@
       guard let pkcs1 = OpenSSLOperationTemplate(key: key, sign: false, padding: RSA_PKCS1_PADDING),
         let pss = OpenSSLOperationTemplate(key: key, sign: false, padding: RSA_PKCS1_PSS_PADDING)
       else { throw XidError(.cryptoFailure, "OpenSSL could not prepare RSA verification") }
-      return PlatformPublicKey(key: key, kind: .rsa(pkcs1: pkcs1, pss: pss))
+      return PlatformPublicKey(
+        key: key, kind: .rsa(pkcs1: pkcs1, pss: pss, modulusLength: modulus.drop { $0 == 0 }.count))
     }
 
     /// An Ed25519 key from its 32-byte encoding.
@@ -73,10 +75,12 @@
       switch (kind, algorithm) {
       case (.p256(let template), .es256):
         valid = verifyECDSA(template, signature, message)
-      case (.rsa(let pkcs1, _), .rs256):
-        valid = verifyDigest(pkcs1, signature, message)
-      case (.rsa(_, let pss), .ps256):
-        valid = verifyDigest(pss, signature, message)
+      // An RSA signature is exactly as long as the modulus (RFC 8017 §8.1.2, §8.2.2), as the Apple
+      // path checks too: OpenSSL's PSS verification reads a shorter one as the same number.
+      case (.rsa(let pkcs1, _, let modulusLength), .rs256):
+        valid = signature.count == modulusLength && verifyDigest(pkcs1, signature, message)
+      case (.rsa(_, let pss, let modulusLength), .ps256):
+        valid = signature.count == modulusLength && verifyDigest(pss, signature, message)
       case (.ed25519(let template), .edDSA):
         valid = signature.count == 64 && template.verify(signature, message)
       default:
