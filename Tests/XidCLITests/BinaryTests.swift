@@ -143,6 +143,38 @@ struct BinaryTests {
     await provider.stopLoopback()
   }
 
+  @Test func theBinaryEscapesAHostileProvidersClaims() async throws {
+    var configuration = TestProvider.Configuration()
+    configuration.devicePollingInterval = .seconds(1)
+    let provider = try await TestProvider.startLoopback(configuration: configuration)
+    await provider.setUser(
+      TestUser(subject: "mallory\(TerminalSafetyTests.hostile)", claims: ["name": .string(TerminalSafetyTests.hostile)])
+    )
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let arguments = [
+      "login", "--device", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example",
+    ]
+    async let signingIn = xid.run(arguments, label: "device")
+    var userCode: String?
+    let deadline = Date().addingTimeInterval(20)
+    while userCode == nil && Date() < deadline {
+      userCode = xid.standardErrorSoFar(label: "device").firstMatch(of: /\n  ([B-Z]{4}-[B-Z]{4})\n/).map {
+        String($0.1)
+      }
+      if userCode == nil { try await Task.sleep(for: .milliseconds(20)) }
+    }
+    #expect(await provider.completeDeviceAuthorization(userCode: try #require(userCode)))
+    let login = try await signingIn
+    #expect(login.exitCode == 0, "\(login)")
+    let status = try await xid.run(["status"])
+    #expect(status.stdout.contains("yes, as mallory"), "\(status)")
+    for run in [login, status] {
+      #expect(TerminalSafetyTests.unsafeScalars(in: run.stdout + run.stderr).isEmpty, "\(run)")
+    }
+    await provider.stopLoopback()
+  }
+
   @Test func exitCodesForBadFlagsNoSessionAndAnUnreachableProvider() async throws {
     let xid = try XidBinary()
     defer { xid.cleanUp() }

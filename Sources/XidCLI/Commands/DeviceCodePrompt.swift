@@ -6,12 +6,12 @@ import Xid
 enum DeviceCodePrompt {
   static func show(_ authorization: DeviceAuthorization, console: Console, environment: [String: String]) {
     console.err("To sign in, open this page in a browser on any device:\n")
-    console.err("  \(authorization.verificationURI.absoluteString)\n")
+    console.err("  \(TerminalText.field(authorization.verificationURI.absoluteString))\n")
     console.err("and enter the code:\n")
-    console.err("  \(authorization.userCode)\n")
+    console.err("  \(TerminalText.field(authorization.userCode))\n")
     let target = authorization.verificationURIComplete ?? authorization.verificationURI
     if let complete = authorization.verificationURIComplete {
-      console.err("Or open this address, which carries the code:\n\n  \(complete.absoluteString)\n")
+      console.err("Or open this address, which carries the code:\n\n  \(TerminalText.field(complete.absoluteString))\n")
     }
     guard console.stderrIsTerminal else { return }
     if let qr = SystemCommands.qrCode(target.absoluteString, environment: environment) {

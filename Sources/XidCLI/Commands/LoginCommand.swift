@@ -21,8 +21,8 @@ struct LoginCommand {
       session = try await signInWithBrowser(settings)
     }
     try context.profiles.save(settings, as: profile)
-    let name = session.claims["name"]?.stringValue.map { " (\($0))" } ?? ""
-    console.out("✓ Signed in as \(session.subject)\(name) at \(settings.issuer).")
+    let name = session.claims["name"]?.stringValue.map { " (\(TerminalText.field($0)))" } ?? ""
+    console.out("✓ Signed in as \(TerminalText.field(session.subject))\(name) at \(settings.issuer).")
     console.out(
       "  Profile \"\(profile.value)\" saved in \(context.profiles.file(for: profile).path); try 'xid whoami\(profile.flag)'."
     )

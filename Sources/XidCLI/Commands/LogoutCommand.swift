@@ -21,7 +21,8 @@ enum LogoutCommand {
     let session = try await xid.getSession()
     try await xid.signOut(callEndSession: endSession && session != nil)
     if let session {
-      console.out("✓ Signed out \(session.subject) from \(profile.issuer) (profile \"\(name.value)\").")
+      console.out(
+        "✓ Signed out \(TerminalText.field(session.subject)) from \(profile.issuer) (profile \"\(name.value)\").")
     } else {
       console.out("Nobody was signed in for the profile \"\(name.value)\"; nothing to do.")
     }

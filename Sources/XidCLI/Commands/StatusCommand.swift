@@ -36,6 +36,6 @@ enum StatusCommand {
 
   private static func print(_ rows: [(String, String)], _ console: Console) {
     let width = rows.map(\.0.count).max() ?? 0
-    for (label, value) in rows { console.out("\(label.padded(to: width))  \(value)") }
+    for (label, value) in rows { console.out("\(label.padded(to: width))  \(TerminalText.field(value))") }
   }
 }

@@ -35,13 +35,13 @@ enum ClaimTable {
     _ claims: [String: JSONValue], to console: Console, indent: String = "  ",
     replacing replaced: [String: String] = [:]
   ) {
-    let width = claims.keys.map(\.count).max() ?? 0
+    let width = claims.keys.map { TerminalText.field($0).count }.max() ?? 0
     for name in claims.keys.sorted() {
       var value = replaced[name] ?? JSONText.inline(claims[name]!)
       if replaced[name] == nil, timeClaims.contains(name), let seconds = claims[name]?.doubleValue {
         value += "  (\(TimeText.timestamp(Date(timeIntervalSince1970: seconds))))"
       }
-      console.out("\(indent)\(name.padded(to: width))  \(value)")
+      console.out("\(indent)\(TerminalText.field(name).padded(to: width))  \(TerminalText.field(value))")
     }
   }
 }

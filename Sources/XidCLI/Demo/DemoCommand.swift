@@ -41,7 +41,8 @@ struct DemoCommand {
     let browser = DemoBrowser(console: console)
     let configuration = XidConfiguration(
       issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirectUri,
-      transport: URLSessionTransport(), logger: StandardErrorLogger(minimumLevel: verbose ? .debug : .error),
+      transport: URLSessionTransport(),
+      logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error),
       clock: provider.clock, userAgent: LoopbackUserAgent(browser: browser.launcher, timeout: .seconds(30)))
     let xid = try Xid(configuration: configuration, storage: storage)
 

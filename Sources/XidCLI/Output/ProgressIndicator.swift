@@ -44,14 +44,14 @@ final class ProgressIndicator: Sendable {
     }
     guard let running else { return }
     running.cancel()
-    if console.stderrIsTerminal { console.writeErr("\r\u{1B}[2K") }
+    if console.stderrIsTerminal { console.redrawLine() }
   }
 
   private static func animate(console: Console, message: String, deadline: Date?) async {
     var frame = 0
     while !Task.isCancelled {
       let left = deadline.map { " (\(TimeText.countdown($0.timeIntervalSinceNow)) left)" } ?? ""
-      console.writeErr("\r\u{1B}[2K\(frames[frame % frames.count]) \(message)\(left)")
+      console.redrawLine("\(frames[frame % frames.count]) \(message)\(left)")
       frame += 1
       try? await Task.sleep(for: .milliseconds(100))
     }

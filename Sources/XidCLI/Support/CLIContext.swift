@@ -76,7 +76,7 @@ struct CLIContext: Sendable {
     let configuration = XidConfiguration(
       issuer: issuer, clientId: profile.clientId, redirectUri: profile.redirectUri, scopes: profile.scopes,
       account: name.value, transport: URLSessionTransport(),
-      logger: StandardErrorLogger(minimumLevel: verbose ? .debug : .error), userAgent: userAgent)
+      logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error), userAgent: userAgent)
     return try Xid(configuration: configuration, storage: FileTokenStorage(directory: stateDirectory))
   }
 }
