@@ -5,10 +5,24 @@ import XidCore
 /// listener on `127.0.0.1` receives the redirect.
 ///
 /// The redirect URI is `http://127.0.0.1:PORT/path`; with port 0 (or none) a free port is chosen at
-/// each sign-in, which providers that follow RFC 8252 §7.3 accept. The listener accepts exactly the
-/// redirect path with the expected `state`, answers anything else with 404 (browsers also ask for
-/// `/favicon.ico`), shows the user a short page saying to return to the program, and gives up after
-/// ``timeout``.
+/// each sign-in, which providers that follow RFC 8252 §7.3 accept. The listener shows the user a
+/// short page saying to return to the program, and gives up after ``timeout``. Requests to the
+/// redirect path are judged as they arrive:
+///
+/// - A `GET` whose query carries the pending `state` once, with a `code` or an `error`, is the
+///   answer: the sign-in goes on with it (an `error` answer shows a page saying the sign-in failed).
+/// - A `GET` whose non-empty `state` is another one is stray (a tab left over from an earlier
+///   sign-in, another program): it gets 404 and is otherwise ignored, so nobody who does not know the
+///   `state` can end or steer the sign-in with it.
+/// - Anything else ends the sign-in at once, with a typed error and a page telling the browser what
+///   went wrong: a `GET` with no query (as when the provider answered in the URL fragment, which
+///   browsers do not send on) or with no `state` (``XidError/Code/stateMismatch``); a query with the
+///   pending `state` but neither `code` nor `error`, or with any parameter given twice (`state`
+///   included); or a `POST` (a `form_post` answer) (``XidError/Code/invalidAuthorizationResponse``).
+///
+/// Other paths (browsers also ask for `/favicon.ico`) and methods get 404. Connections that send
+/// nothing cannot keep the redirect out: at the listener's connection limit, the oldest of them is
+/// closed to make room.
 public struct LoopbackUserAgent: AuthorizationUserAgent {
   /// Opens URLs for the user.
   public var browser: BrowserLauncher
@@ -59,7 +73,9 @@ public struct LoopbackUserAgent: AuthorizationUserAgent {
   public func open(_ url: URL) async throws { try await browser.open(url) }
 }
 
-/// One loopback sign-in: the listener, and the wait for its one redirect.
+/// One loopback sign-in: the listener, and the wait for its one redirect. Requests to the redirect
+/// path are judged as ``LoopbackUserAgent`` documents: an answer, stray (ignored), or malformed (the
+/// sign-in ends at once).
 final class LoopbackSignIn: AuthorizationUserAgentSession {
   let redirectUri: URL
   private let browser: BrowserLauncher
@@ -73,19 +89,31 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
     let path = redirectUri.path.isEmpty ? "/" : redirectUri.path
     let inbox = LoopbackInbox()
     self.inbox = inbox
-    let page = Data(completionPage.utf8)
     let server = try LoopbackHTTPServer(port: UInt16(redirectUri.port ?? 0)) { request in
-      guard request.method == "GET", request.url.path == path,
-        await inbox.deliver(request.url)
-      else {
-        return HTTPResponse(status: 404, headers: ["Content-Type": "text/plain"], body: Data("Not found\n".utf8))
+      guard request.url.path == path else { return Self.page(404, "Not found\n", type: "text/plain") }
+      switch await inbox.receive(request) {
+      case .answer(error: nil):
+        return Self.page(200, completionPage)
+      case .answer(error: let error?):
+        return Self.page(
+          200,
+          LoopbackRedirectCheck.failurePage(
+            "The provider did not sign you in: it answered \(error). The program says more."))
+      case .stray:
+        return Self.page(404, "Not found\n", type: "text/plain")
+      case .malformed(let error):
+        return Self.page(
+          400, LoopbackRedirectCheck.failurePage("The provider's answer could not be used: \(error.reason)."))
       }
-      return HTTPResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8"], body: page)
     }
     var components = URLComponents(url: redirectUri, resolvingAgainstBaseURL: false)!
     components.port = Int(server.port)
     self.redirectUri = components.url!
     self.server = server
+  }
+
+  private static func page(_ status: Int, _ text: String, type: String = "text/html; charset=utf-8") -> HTTPResponse {
+    HTTPResponse(status: status, headers: ["Content-Type": type, "Cache-Control": "no-store"], body: Data(text.utf8))
   }
 
   func authorize(_ url: URL, state: String) async throws -> URL {
@@ -101,13 +129,14 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
 
   func finish() async {
     await inbox.cancel()
-    // The browser that brought the redirect must still get the completion page: stop once it is sent.
+    // The browser that brought the redirect must still get its page: stop once it is sent.
     server.stopAfterResponses()
     await server.waitUntilStopped()
   }
 }
 
-/// Hands the one redirect with the expected `state` from the listener to the waiting sign-in.
+/// Hands the one answer for the expected `state` from the listener to the waiting sign-in, or ends
+/// the wait with the error a malformed answer makes.
 private actor LoopbackInbox {
   private var state: String?
   private var received: URL?
@@ -117,17 +146,24 @@ private actor LoopbackInbox {
 
   func expect(state: String) { self.state = state }
 
-  /// Accepts `url` when it carries the expected `state` (or is the provider's error response for it)
-  /// and nothing was accepted yet.
-  func deliver(_ url: URL) -> Bool {
-    guard received == nil, let state,
-      url.queryParameters.first(where: { $0.0 == "state" })?.1 == state
-    else { return false }
-    received = url
-    waiter?.resume(returning: url)
-    waiter = nil
-    timeoutTask?.cancel()
-    return true
+  /// Judges a request to the redirect path (see ``LoopbackRedirectCheck``): takes the answer, or
+  /// ends the sign-in on a malformed one. Before the sign-in starts and once it is over, every
+  /// request is stray.
+  func receive(_ request: HTTPRequest) -> LoopbackRedirectCheck {
+    guard received == nil, failure == nil, let state else { return .stray }
+    let check = LoopbackRedirectCheck.judge(method: request.method, url: request.url, state: state)
+    switch check {
+    case .answer:
+      received = request.url
+      waiter?.resume(returning: request.url)
+      waiter = nil
+      timeoutTask?.cancel()
+    case .stray:
+      break
+    case .malformed(let error):
+      fail(error)
+    }
+    return check
   }
 
   func wait(timeout: Duration) async throws -> URL {

@@ -175,6 +175,31 @@ struct BinaryTests {
     await provider.stopLoopback()
   }
 
+  /// The provider answers in the URL fragment, which the browser does not send on: `xid login`
+  /// fails with the reason at once, not with `timedOut` after its (here two-minute) wait.
+  @Test func loginEndsAtOnceWhenTheAnswerNeverReachesTheListener() async throws {
+    let provider = try await TestProvider.startLoopback()
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let browser = try ScriptedBrowser(in: xid.home)
+    async let signingIn = xid.run([
+      "login", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example", "--browser",
+      browser.script.path, "--timeout", "120",
+    ])
+    let authorization = try await browser.nextURL()
+    let redirect = try #require(authorization.queryParameters.first { $0.0 == "redirect_uri" }?.1)
+    let state = try #require(authorization.queryParameters.first { $0.0 == "state" }?.1)
+    let page = try await URLSessionTransport(timeout: .seconds(30)).send(
+      HTTPRequest(url: try #require(URL(string: "\(redirect)#code=c&state=\(state)"))))
+    #expect(page.status == 400)
+    #expect(String(decoding: page.body, as: UTF8.self).contains("Sign-in failed"))
+    let login = try await signingIn
+    #expect(login.exitCode == 1, "\(login)")
+    #expect(login.stderr.contains("fragment") && login.stderr.contains("invalidAuthorizationResponse"), "\(login)")
+    #expect(!login.stderr.contains("timedOut"), "\(login)")
+    await provider.stopLoopback()
+  }
+
   @Test func exitCodesForBadFlagsNoSessionAndAnUnreachableProvider() async throws {
     let xid = try XidBinary()
     defer { xid.cleanUp() }

@@ -214,23 +214,43 @@ struct LoopbackHTTPServerTests {
     }
   }
 
-  @Test func closesConnectionsOverTheLimitAsSoonAsTheyAreAccepted() async throws {
-    try await withServer(limits: .init(readTimeout: .seconds(3), maxConnections: 2)) { server in
+  @Test func theOldestIdleConnectionMakesRoomForANewOneAtTheLimit() async throws {
+    // The read timeout is far longer than the test: an idle connection ends only by being evicted.
+    try await withServer(limits: .init(readTimeout: .seconds(60), maxConnections: 2)) { server in
       let port = server.port
-      let third = try await onOwnThread {
-        let open = [try RawConnection(port: port), try RawConnection(port: port)]
-        let reply = try RawConnection(port: port).receiveAll()
-        withExtendedLifetime(open) {}
-        return reply
+      let (reply, oldestGot, newerReply) = try await onOwnThread {
+        // Accepted in the order they connect: the oldest first.
+        let oldest = try RawConnection(port: port)
+        let newer = try RawConnection(port: port)
+        let third = try RawConnection(port: port)
+        try third.send(rawRequest(port: port))
+        let reply = RawResponse(bytes: try third.receiveAll())
+        let oldestGot = try oldest.receiveAll()
+        try newer.send(rawRequest(port: port))
+        return (reply, oldestGot, RawResponse(bytes: try newer.receiveAll()))
       }
-      #expect(third.isEmpty)
-      // Once those two are gone, connections are served again.
-      var status: Int?
-      for _ in 0..<100 where status != 200 {
-        status = try? await rawExchange(port: port, rawRequest(port: port)).status
-      }
-      #expect(status == 200)
+      #expect(reply.status == 200)
+      // The oldest idle connection was closed without an answer; the newer one stayed open.
+      #expect(oldestGot.isEmpty)
+      #expect(newerReply.status == 200)
     }
+  }
+
+  @Test func aNewConnectionIsClosedAtOnceWhenEveryConnectionIsAnswering() async throws {
+    let handlerStarted = Recorder<Bool>()
+    let server = try LoopbackHTTPServer(limits: .init(readTimeout: .seconds(3), maxConnections: 2)) { _ in
+      await handlerStarted.record(true)
+      try? await Task.sleep(for: .seconds(600))
+      return HTTPResponse(status: 200)
+    }
+    let port = server.port
+    async let first = rawExchange(port: port, rawRequest(port: port))
+    async let second = rawExchange(port: port, rawRequest(port: port))
+    while await handlerStarted.values.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+    // Not the 408 an admitted connection would get after the read timeout: nothing at all.
+    #expect(try await onOwnThread { try RawConnection(port: port).receiveAll() }.isEmpty)
+    server.stop()
+    _ = try? await (first, second)
   }
 
   @Test func stopFreesThePortAndIsIdempotent() async throws {

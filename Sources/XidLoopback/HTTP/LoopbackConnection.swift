@@ -29,6 +29,8 @@ final class LoopbackConnection: @unchecked Sendable {
   private let port: UInt16
   private let handler: @Sendable (HTTPRequest) async -> HTTPResponse?
   private let onClose: (LoopbackConnection) -> Void
+  /// The order in which the server accepted its connections: higher is newer.
+  let sequence: UInt64
 
   private var state = State.readingHead
   private var buffer: [UInt8] = []
@@ -53,17 +55,37 @@ final class LoopbackConnection: @unchecked Sendable {
 
   /// Creates a connection over an accepted, non-blocking socket, which it now owns.
   ///
-  /// - Parameter onClose: called on `queue` once the descriptor is closed.
+  /// - Parameters:
+  ///   - sequence: the connection's place in the order the server accepted them.
+  ///   - onClose: called on `queue` once the descriptor is closed.
   init(
-    descriptor: Int32, queue: DispatchQueue, limits: LoopbackHTTPServer.Limits, port: UInt16,
+    descriptor: Int32, sequence: UInt64, queue: DispatchQueue, limits: LoopbackHTTPServer.Limits, port: UInt16,
     handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse?, onClose: @escaping (LoopbackConnection) -> Void
   ) {
     self.descriptor = descriptor
+    self.sequence = sequence
     self.queue = queue
     self.limits = limits
     self.port = port
     self.handler = handler
     self.onClose = onClose
+  }
+
+  /// Whether the connection still waits for its request (has sent none, or only part of it): it is
+  /// what an idle connection a browser opened ahead of need, or a client that stalls, looks like.
+  /// Call on `queue`.
+  var isWaitingForRequest: Bool {
+    switch state {
+    case .readingHead, .readingBody: true
+    case .handling, .writing, .lingering, .closed: false
+    }
+  }
+
+  /// Whether ``close()`` was called (the descriptor may still be open until its sources are gone).
+  /// Call on `queue`.
+  var isClosed: Bool {
+    if case .closed = state { return true }
+    return false
   }
 
   /// Starts reading, and the read timer. Call on `queue`.

@@ -34,7 +34,9 @@ public final class LoopbackHTTPServer: Sendable {
     public var readTimeout: Duration
     /// How long a client has to take the whole response.
     public var writeTimeout: Duration
-    /// The most connections open at once; connections over it are closed as soon as accepted.
+    /// The most connections open at once. At the limit, a new connection takes the place of the
+    /// oldest one that has not sent its whole request yet (which is closed unanswered); when every
+    /// connection is answering a request, the new one is closed as soon as accepted.
     public var maxConnections: Int
 
     /// Creates limits; the defaults suit both the test provider and the redirect listener.

@@ -20,6 +20,8 @@ final class LoopbackServerCore: @unchecked Sendable {
   private var listenerPaused = false
   private var listenerClosed = false
   private var connections: [ObjectIdentifier: LoopbackConnection] = [:]
+  /// How many connections have been accepted: the next one's ``LoopbackConnection/sequence``.
+  private var accepted: UInt64 = 0
   private var stopWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// How many connections one readiness event of the listener may accept.
@@ -90,12 +92,13 @@ final class LoopbackServerCore: @unchecked Sendable {
     for _ in 0..<Self.acceptsPerEvent {
       switch LoopbackSocket.accept(listener) {
       case .success(let descriptor):
-        guard connections.count < limits.maxConnections else {
+        guard makeRoom() else {
           LoopbackSocket.closeDescriptor(descriptor)
           continue
         }
+        accepted += 1
         let connection = LoopbackConnection(
-          descriptor: descriptor, queue: queue, limits: limits, port: port, handler: handler,
+          descriptor: descriptor, sequence: accepted, queue: queue, limits: limits, port: port, handler: handler,
           onClose: {
             self.connections[ObjectIdentifier($0)] = nil; self.resumeWaitersIfStopped()
           })
@@ -109,6 +112,26 @@ final class LoopbackServerCore: @unchecked Sendable {
         return pauseAccepting()
       }
     }
+  }
+
+  /// Whether one more connection fits: below ``LoopbackHTTPServer/Limits/maxConnections`` open ones,
+  /// or once the oldest connection that still waits for its request has been closed to make room.
+  /// Connections that send nothing (a browser's spares, or a local program's many) must not keep out
+  /// the one request that matters, such as a sign-in's redirect; only when every connection is
+  /// answering a request is the new one turned away.
+  private func makeRoom() -> Bool {
+    var open = 0
+    var oldestWaiting: LoopbackConnection?
+    for connection in connections.values where !connection.isClosed {
+      open += 1
+      if connection.isWaitingForRequest, connection.sequence < oldestWaiting?.sequence ?? .max {
+        oldestWaiting = connection
+      }
+    }
+    guard open >= limits.maxConnections else { return true }
+    guard let oldestWaiting else { return false }
+    oldestWaiting.close()
+    return true
   }
 
   private func pauseAccepting() {

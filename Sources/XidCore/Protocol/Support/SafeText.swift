@@ -1,11 +1,11 @@
 import Foundation
 
 /// Helpers that keep server-supplied text and secrets out of error reasons and descriptions.
-enum SafeText {
+package enum SafeText {
   /// Server text (an `error_description`, a content type) made fit for an error reason: every
   /// occurrence of a secret replaced by `[redacted]`, control and formatting characters (bidi
   /// overrides included) replaced by spaces, whitespace collapsed, and at most `limit` characters.
-  static func sanitize(_ text: String, limit: Int = 200, redacting secrets: [String] = []) -> String {
+  package static func sanitize(_ text: String, limit: Int = 200, redacting secrets: [String] = []) -> String {
     var text = text
     for secret in secrets where secret.count >= 4 {
       text = text.replacingOccurrences(of: secret, with: "[redacted]")
@@ -41,7 +41,7 @@ enum SafeText {
 
   /// An OAuth `error` code as sent when it uses only the characters RFC 6749 §5.2 allows (and at most
   /// 64 of them); otherwise a sanitized, shortened copy.
-  static func errorCode(_ code: String) -> String {
+  package static func errorCode(_ code: String) -> String {
     let allowed = code.unicodeScalars.allSatisfy { scalar in
       (0x20...0x7E).contains(scalar.value) && scalar != "\"" && scalar != "\\"
     }
@@ -51,7 +51,7 @@ enum SafeText {
   }
 
   /// Compares two secrets in time that depends on their lengths only.
-  static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+  package static func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
     let a = Array(lhs.utf8)
     let b = Array(rhs.utf8)
     guard a.count == b.count else { return false }
@@ -62,7 +62,7 @@ enum SafeText {
 
   /// A string shortened to `limit` characters for an error reason (for values that are not secret,
   /// such as issuers and client identifiers, but come from a server).
-  static func short(_ text: String, limit: Int = 100) -> String {
+  package static func short(_ text: String, limit: Int = 100) -> String {
     sanitize(text, limit: limit)
   }
 }
