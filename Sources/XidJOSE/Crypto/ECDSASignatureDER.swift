@@ -1,6 +1,6 @@
 /// The DER form of an ECDSA signature (`SEQUENCE { INTEGER r, INTEGER s }`, SEC 1 / RFC 3279), made
 /// from the r ‖ s form JWS uses. This is encoding only; the signature check is the platform's.
-enum ECDSASignatureDER {
+package enum ECDSASignatureDER {
   /// The longest P-256 signature in DER: two 33-byte integers with their headers, and the sequence's.
   static let maximumLength = 2 + 2 * (2 + 33)
 

@@ -41,6 +41,9 @@ extension XidError.Code {
   public static let invalidClaims = Self("invalidClaims")
   /// The platform's crypto library failed in a way the input does not explain.
   public static let cryptoFailure = Self("cryptoFailure")
+  /// Sealed data did not open with the key: it was sealed for another key, or it was changed since.
+  /// Nothing can recover it; for a sealed refresh token Xid reports ``presenceKeyInvalidated``.
+  public static let decryptionFailed = Self("decryptionFailed")
 
   // MARK: - HTTP
 
@@ -168,6 +171,49 @@ extension XidError.Code {
   /// Another process held the refresh lock for longer than Xid waits. Nothing was lost; try again.
   public static let lockTimeout = Self("lockTimeout")
 
+  // MARK: - User presence (LocalAuthentication)
+
+  /// The session lock is closed: Xid hands out no token, claim or request while it is. Call
+  /// `unlock(localizedReason:)` from the app in the foreground (an App Intent tells the user to open
+  /// the app). The user is still signed in; never sign out for this.
+  public static let sessionLocked = Self("sessionLocked")
+  /// The operation needs the user to confirm their presence (Face ID, Touch ID, Optic ID or the
+  /// passcode), but no prompt can be shown here: the app is in the background, the process is an
+  /// extension or a widget, or the device is locked. Retry from the app in the foreground. The user is
+  /// still signed in; this is not ``storageLocked``, which clears when the device is unlocked.
+  public static let userPresenceRequired = Self("userPresenceRequired")
+  /// The user cancelled the Face ID, Touch ID, Optic ID or passcode prompt. Nothing changed; offer to
+  /// try again, and do not ask again on your own.
+  public static let authenticationCancelled = Self("authenticationCancelled")
+  /// The user was not recognised (too many wrong faces, fingers or passcodes for this prompt). Nothing
+  /// changed; let them try again.
+  public static let authenticationFailed = Self("authenticationFailed")
+  /// The user chose the prompt's fallback button ("Enter Password") where the requirement allows
+  /// biometry only (`.biometryCurrentSet`). Offer your own way in, or configure a requirement with a
+  /// passcode fallback.
+  public static let authenticationFallback = Self("authenticationFallback")
+  /// The system ended the prompt before the user answered (another app came to the front, the screen
+  /// locked, or the prompt's context was invalidated). Nothing changed; try again when the app is active.
+  public static let authenticationInterrupted = Self("authenticationInterrupted")
+  /// The device has no passcode, so it cannot confirm the user's presence. Ask the user to set a
+  /// passcode in Settings, or do not require presence on this device.
+  public static let passcodeNotSet = Self("passcodeNotSet")
+  /// Biometry cannot be used: the device has none, or the app may not use it (add
+  /// `NSFaceIDUsageDescription` to the Info.plist; the user may have turned Face ID off for the app in
+  /// Settings). Use a requirement with a passcode fallback, or tell the user.
+  public static let biometryUnavailable = Self("biometryUnavailable")
+  /// No face or finger is enrolled, and the requirement needs biometry (`.biometryCurrentSet`). Ask
+  /// the user to enroll in Settings, or use a requirement with a passcode fallback.
+  public static let biometryNotEnrolled = Self("biometryNotEnrolled")
+  /// Biometry is locked after too many failed attempts. The user unlocks it by entering the device
+  /// passcode (on the lock screen, or in a prompt with a passcode fallback); then try again.
+  public static let biometryLockout = Self("biometryLockout")
+  /// The key that protects a secret (the sealed refresh token, or a device credential) no longer
+  /// exists or can no longer be used: the enrolled biometry changed (`.biometryCurrentSet`), the
+  /// passcode was removed, or the key was deleted. The secret is lost: sign the user in again (the
+  /// record is kept until then, and sign-out cleans up), or enroll the device credential again.
+  public static let presenceKeyInvalidated = Self("presenceKeyInvalidated")
+
   // MARK: - The loopback server
 
   /// The loopback HTTP server (the redirect listener of desktop sign-in, or the test provider) could
@@ -189,6 +235,7 @@ extension XidError.Code {
     .invalidSignature,
     .invalidClaims,
     .cryptoFailure,
+    .decryptionFailed,
     .networkFailure,
     .insecureURL,
     .responseTooLarge,
@@ -228,6 +275,17 @@ extension XidError.Code {
     .storageFailure,
     .missingEntitlement,
     .lockTimeout,
+    .sessionLocked,
+    .userPresenceRequired,
+    .authenticationCancelled,
+    .authenticationFailed,
+    .authenticationFallback,
+    .authenticationInterrupted,
+    .passcodeNotSet,
+    .biometryUnavailable,
+    .biometryNotEnrolled,
+    .biometryLockout,
+    .presenceKeyInvalidated,
     .loopbackServerFailure,
   ]
 }

@@ -1,0 +1,6 @@
+extension JWSSigningKey {
+  /// The signature of `message` in JWS form (r ‖ s for ES256), for signatures made outside a JWS.
+  package func signature(for message: [UInt8]) throws -> [UInt8] {
+    try message.withUnsafeBytes { try platformKey.signature(for: $0) }
+  }
+}
