@@ -100,7 +100,7 @@ public final class Xid: Sendable {
   }
 
   /// The engine for the current configuration and storage, made on first use.
-  private func engine() throws -> SessionEngine {
+  func engine() throws -> SessionEngine {
     try state.update { state in
       if let engine = state.engine { return engine }
       guard var configuration = state.configuration else {
@@ -109,6 +109,7 @@ public final class Xid: Sendable {
       }
       if configuration.transport == nil { configuration.transport = PlatformDefaults.transport() }
       let storage = try state.storage ?? PlatformDefaults.storage()
+      configuration.presence = PlatformDefaults.presence(configuration.presence, storage: storage)
       let engine = try SessionEngine(configuration: configuration, storage: storage)
       state.storage = storage
       state.engine = engine

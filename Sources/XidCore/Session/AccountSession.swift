@@ -30,6 +30,8 @@ actor AccountSession {
   private let logger: any XidLogger
   private let now: @Sendable () -> Date
   let expiryLeeway: TimeInterval
+  /// Seals the refresh token when its protection is configured (``PresenceOptions/refreshTokenProtection``).
+  let vault: RefreshTokenVault?
 
   /// The latest record this process knows, for the synchronous fast path; `nil` until loaded.
   nonisolated let cached = LockedValue<TokenRecord?>(nil)
@@ -39,7 +41,7 @@ actor AccountSession {
   init(
     key: String, storage: any TokenStorageAdapter, lock: FileLock?, lockTimeout: Duration,
     expiryLeeway: TimeInterval, logger: any XidLogger, now: @escaping @Sendable () -> Date,
-    refresher: @escaping Refresher
+    refresher: @escaping Refresher, vault: RefreshTokenVault? = nil
   ) {
     self.key = key
     self.storage = storage
@@ -49,6 +51,7 @@ actor AccountSession {
     self.logger = logger
     self.now = now
     self.refresher = refresher
+    self.vault = vault
   }
 
   /// The access token if the in-memory record has one that is still usable: no actor hop, no I/O.
@@ -85,8 +88,8 @@ actor AccountSession {
   }
 
   /// Saves a record from a sign-in, replacing any previous one.
-  func store(_ record: TokenRecord) throws {
-    var record = record
+  func store(_ record: TokenRecord) async throws {
+    var record = try await sealedForStorage(record, newKey: true)
     record.version = max(record.version, (cached.get()?.version ?? 0) + 1)
     try storage.save(key: key, value: record.encoded())
     cached.set(record)
@@ -120,17 +123,18 @@ actor AccountSession {
       cached.set(stored)
       return stored
     }
-    guard let refreshToken = stored.refreshToken else {
+    guard let refreshToken = stored.storedRefreshCredential else {
       throw XidError(
         .signInRequired, "the access token expired and the provider issued no refresh token; call signIn()")
     }
+    let opened = try await openedForRefresh(stored)
     let tokens: RefreshedTokens
     do {
-      tokens = try await refresher(stored)
+      tokens = try await refresher(opened)
     } catch let error as XidError where error.endsSession {
       // The provider refused this refresh token. If another process rotated it meanwhile, its newer
       // tokens are good; only when the stored one is still the refused one is the session over.
-      if let again = try readStoredRecord(), again.refreshToken != refreshToken {
+      if let again = try readStoredRecord(), again.storedRefreshCredential != refreshToken {
         logger.log(.notice, category: "refresh", "refresh refused, but another process had already rotated the token")
         cached.set(again)
         return again
@@ -147,9 +151,11 @@ actor AccountSession {
     next.accessToken = tokens.accessToken
     next.tokenType = tokens.tokenType
     next.expiresAt = tokens.expiresIn.map { now().addingTimeInterval($0) }
-    next.refreshToken = tokens.refreshToken ?? stored.refreshToken
+    next.refreshToken = tokens.refreshToken ?? opened.refreshToken
+    next.sealedRefreshToken = nil
     next.idToken = tokens.idToken ?? stored.idToken
     next.scopes = tokens.scopes ?? stored.scopes
+    next = try await sealedForStorage(next, newKey: false)
     try storage.save(key: key, value: next.encoded())
     cached.set(next)
     logger.log(.info, category: "refresh", "refreshed tokens (version \(next.version))")

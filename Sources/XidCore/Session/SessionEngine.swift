@@ -19,6 +19,8 @@ public actor SessionEngine {
   private let transport: any HTTPTransport
   private let pending: PendingAuthorizationStore
   private let storage: any TokenStorageAdapter
+  /// The session lock and the refresh token's protection (``XidConfiguration/presence``).
+  let presence: PresenceCoordinator
   private var signInInProgress = false
 
   /// Creates the engine for `configuration`, keeping its state in `storage`. Nothing is read or sent
@@ -33,6 +35,8 @@ public actor SessionEngine {
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
       account: configuration.account)
     let clock = configuration.clock
+    let presence = try PresenceCoordinator(options: configuration.presence, accountKey: key, clock: clock)
+    self.presence = presence
     self.configuration = configuration
     self.client = client
     self.transport = transport
@@ -47,7 +51,7 @@ public actor SessionEngine {
       key: key, storage: storage, lock: lock,
       lockTimeout: configuration.refreshLockTimeout, expiryLeeway: configuration.expiryLeeway.timeInterval,
       logger: configuration.logger, now: { clock.now },
-      refresher: { record in try await Self.refresh(record, with: client) })
+      refresher: { record in try await Self.refresh(record, with: client) }, vault: presence.vault)
   }
 
   private var logger: any XidLogger { configuration.logger }
@@ -126,6 +130,7 @@ public actor SessionEngine {
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
       account: configuration.account)
     try await account.store(record)
+    presence.didSignIn()
     logger.log(.info, category: "sign-in", "signed in")
     return try XidSession(record: record)
   }
@@ -147,6 +152,7 @@ public actor SessionEngine {
       scopes: tokens.scope ?? authorization.scopes, issuer: configuration.issuerIdentifier,
       clientId: configuration.clientId, account: configuration.account)
     try await account.store(record)
+    presence.didSignIn()
     logger.log(.info, category: "sign-in", "signed in with a device code")
     return try XidSession(record: record)
   }
@@ -158,11 +164,13 @@ public actor SessionEngine {
   /// - Throws: ``XidError/Code/storageLocked`` while the device is locked (the user is still signed in).
   public func session() async throws -> XidSession? {
     guard let record = try await account.record() else { return nil }
+    guard presence.lockIsOpen else { return try XidSession(lockedSessionOf: record) }
     return try XidSession(record: record)
   }
 
   /// The user's claims from the provider's UserInfo endpoint (checked to be about the same `sub`).
   public func userInfo() async throws -> UserInfo {
+    try await requireOpenLock(for: "userInfo()")
     let record = try await account.validRecord(force: false)
     let subject = try XidSession(record: record).subject
     return try await client.userInfo(accessToken: record.accessToken, expectedSubject: subject)
@@ -178,9 +186,11 @@ public actor SessionEngine {
     let record = try await account.record()
     try await account.remove()
     await pending.removeAll()
+    let revocable = await presence.revocableRefreshToken(of: record)
+    await presence.didSignOut(logger: logger)
     logger.log(.info, category: "sign-out", "signed out locally")
     guard let record else { return }
-    if let refreshToken = record.refreshToken {
+    if let refreshToken = revocable {
       do {
         try await client.revoke(refreshToken, hint: .refreshToken)
       } catch let error as XidError {
@@ -207,12 +217,14 @@ public actor SessionEngine {
   ///   again), or ``XidError/Code/networkFailure`` and ``XidError/Code/storageLocked`` (try later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func accessToken(forceRefresh: Bool = false) async throws -> String {
-      if !forceRefresh, let token = account.usableAccessTokenFromMemory() { return token }
+      if !forceRefresh, presence.lockIsOpen, let token = account.usableAccessTokenFromMemory() { return token }
+      try await requireOpenLock(for: "an access token")
       return try await account.validRecord(force: forceRefresh).accessToken
     }
   #else
     public nonisolated func accessToken(forceRefresh: Bool = false) async throws -> String {
-      if !forceRefresh, let token = account.usableAccessTokenFromMemory() { return token }
+      if !forceRefresh, presence.lockIsOpen, let token = account.usableAccessTokenFromMemory() { return token }
+      try await requireOpenLock(for: "an access token")
       return try await account.validRecord(force: forceRefresh).accessToken
     }
   #endif

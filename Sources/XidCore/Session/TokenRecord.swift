@@ -13,6 +13,9 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   var tokenType: String
   var expiresAt: Date?
   var refreshToken: String?
+  /// The refresh token sealed with a key that needs the user (``PresenceOptions/refreshTokenProtection``),
+  /// instead of ``refreshToken``; an optional member, so the format stays the same.
+  var sealedRefreshToken: String? = nil
   var idToken: String?
   var scopes: [String]
   var issuer: String
@@ -48,6 +51,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     ]
     if let expiresAt { members["expires_at"] = .double(expiresAt.timeIntervalSince1970) }
     if let refreshToken { members["refresh_token"] = .string(refreshToken) }
+    if let sealedRefreshToken { members["sealed_refresh_token"] = .string(sealedRefreshToken) }
     if let idToken { members["id_token"] = .string(idToken) }
     return JSONValue.object(members).serialized()
   }
@@ -79,6 +83,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     account = try string("account")
     expiresAt = members["expires_at"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
     refreshToken = members["refresh_token"]?.stringValue
+    sealedRefreshToken = members["sealed_refresh_token"]?.stringValue
     idToken = members["id_token"]?.stringValue
     scopes = members["scope"]?.arrayValue?.compactMap(\.stringValue) ?? []
   }
@@ -101,6 +106,6 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
 
   /// Never shows a token.
   var description: String {
-    "TokenRecord(version: \(version), issuer: \(issuer), client: \(clientId), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"), refreshToken: \(refreshToken == nil ? "no" : "yes"))"
+    "TokenRecord(version: \(version), issuer: \(issuer), client: \(clientId), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"), refreshToken: \(refreshToken != nil ? "yes" : sealedRefreshToken != nil ? "sealed" : "no"))"
   }
 }

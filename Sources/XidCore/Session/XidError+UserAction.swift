@@ -10,6 +10,12 @@ package enum XidUserAction: Sendable, Hashable {
   case unlockDevice
   /// Try again later: the network or the provider failed for now. The user is still signed in.
   case tryAgainLater
+  /// Open the app and unlock the session there: the session lock is closed. The user is still signed
+  /// in.
+  case unlockSession
+  /// Open the app and confirm it's them there (Face ID, Touch ID, Optic ID or the passcode): a refresh
+  /// needs the user, or a prompt did not succeed. The user is still signed in.
+  case confirmPresence
   /// Nothing the user can do here: a configuration or provider problem, for the developer to fix.
   case none
 }
@@ -18,8 +24,13 @@ extension XidError {
   /// What the user can do about this error.
   package var userAction: XidUserAction {
     switch code {
-    case .signInRequired, .sessionExpired, .refreshRefused, .userCancelled:
+    case .signInRequired, .sessionExpired, .refreshRefused, .userCancelled, .presenceKeyInvalidated:
       return .signIn
+    case .sessionLocked:
+      return .unlockSession
+    case .userPresenceRequired, .authenticationCancelled, .authenticationFailed, .authenticationFallback,
+      .authenticationInterrupted, .passcodeNotSet, .biometryUnavailable, .biometryNotEnrolled, .biometryLockout:
+      return .confirmPresence
     case .storageLocked:
       return .unlockDevice
     case .networkFailure, .lockTimeout, .timedOut, .discoveryFailed, .keySetUnavailable, .unknownSigningKey:

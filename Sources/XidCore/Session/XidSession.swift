@@ -15,6 +15,9 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
   public let issuer: String
   /// The account name from the configuration.
   public let account: String
+  /// Whether the session lock is closed: then the user is signed in, but only ``issuer`` and
+  /// ``account`` are filled in. Unlock to see the rest (``SessionEngine/unlock(localizedReason:)``).
+  public internal(set) var isLocked = false
 
   init(record: TokenRecord) throws {
     let claims: JWTClaims
@@ -33,6 +36,7 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
 
   /// Subject, issuer, scopes and expiry; never a token.
   public var description: String {
+    if isLocked { return "XidSession(locked, issuer: \(issuer), account: \(account))" }
     let expiry = accessTokenExpiresAt.map { "\($0)" } ?? "unknown"
     return
       "XidSession(subject: \(subject), issuer: \(issuer), scopes: \(scopes.joined(separator: " ")), accessTokenExpiresAt: \(expiry))"

@@ -54,6 +54,9 @@ public struct XidConfiguration: Sendable {
   /// for a redirect URI that is not loopback; `LoopbackUserAgent` for a loopback redirect URI on
   /// macOS, and on Linux.
   public var userAgent: (any AuthorizationUserAgent)?
+  /// What needs the user to be present: a session lock, a refresh token sealed with a key that needs
+  /// them. Nothing by default; see ``PresenceOptions``.
+  public var presence = PresenceOptions()
 
   /// Creates a configuration.
   ///
@@ -137,6 +140,7 @@ public struct XidConfiguration: Sendable {
     guard expiryLeeway >= .zero else {
       throw XidError(.invalidConfiguration, "the expiry leeway must not be negative")
     }
+    try presence.validate()
     if scopes.contains("offline_access") {
       throw XidError(
         .invalidConfiguration,

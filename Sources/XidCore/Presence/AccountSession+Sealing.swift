@@ -1,0 +1,33 @@
+extension AccountSession {
+  /// `record` as it is stored: with a vault, its refresh token sealed (`newKey` at sign-in).
+  func sealedForStorage(_ record: TokenRecord, newKey: Bool) async throws -> TokenRecord {
+    guard let vault, let refreshToken = record.refreshToken else { return record }
+    var sealed = record
+    sealed.sealedRefreshToken = try await vault.seal(refreshToken, newKey: newKey)
+    sealed.refreshToken = nil
+    return sealed
+  }
+
+  /// `record` with its refresh token opened for a refresh: asks the user when it is sealed.
+  ///
+  /// - Throws: ``XidError/Code/userPresenceRequired`` when this process cannot open it (no
+  ///   protection configured, as in an extension that leaves it to the app), and the vault's errors.
+  func openedForRefresh(_ record: TokenRecord) async throws -> TokenRecord {
+    guard let sealed = record.sealedRefreshToken else { return record }
+    guard let vault else {
+      throw XidError(
+        .userPresenceRequired,
+        "the refresh token is sealed and needs the user, and this process has no PresenceOptions.refreshTokenProtection; refresh in the app (the access token stays usable until it expires)"
+      )
+    }
+    var opened = record
+    opened.refreshToken = try await vault.open(sealed)
+    opened.sealedRefreshToken = nil
+    return opened
+  }
+}
+
+extension TokenRecord {
+  /// The refresh token as stored, sealed or not: what tells one grant from the next.
+  var storedRefreshCredential: String? { refreshToken ?? sealedRefreshToken }
+}
