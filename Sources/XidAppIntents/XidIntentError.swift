@@ -12,7 +12,8 @@
   ///
   /// The texts are looked up in the main bundle of the running process (the app, or the extension)
   /// under the keys `xid.intent.signInRequired`, `xid.intent.deviceLocked`,
-  /// `xid.intent.temporarilyUnavailable` and `xid.intent.accountUnavailable`: add them to the
+  /// `xid.intent.temporarilyUnavailable`, `xid.intent.accountUnavailable`, `xid.intent.sessionLocked`
+  /// and `xid.intent.userPresenceRequired`: add them to the
   /// target's string catalog to translate or reword them.
   @available(iOS 16.0, macOS 13.0, watchOS 9.0, tvOS 16.0, *)
   public struct XidIntentError: Error, Hashable, CustomLocalizedStringResourceConvertible, CustomStringConvertible {
@@ -25,6 +26,13 @@
       case deviceLocked
       /// The network or the provider failed for now. The user is still signed in; try again later.
       case temporarilyUnavailable
+      /// The app's session lock is closed (`XidError.Code.sessionLocked`): the user opens the app and
+      /// unlocks it there. The user is still signed in; this is never a sign-out.
+      case sessionLocked
+      /// The user must confirm it's them (Face ID, Touch ID, Optic ID or the passcode) before the
+      /// session can be refreshed, and no prompt can be shown here: the user opens the app. The user
+      /// is still signed in.
+      case userPresenceRequired
       /// Anything else: a configuration or provider problem the user cannot fix here. The
       /// ``XidIntentError/underlyingError`` says what; log it for yourself.
       case accountUnavailable
@@ -36,9 +44,12 @@
     public let underlyingError: XidError
 
     /// Classifies `error`: ``Reason/signInRequired`` for `XidError.Code.signInRequired`,
-    /// `XidError.Code.sessionExpired` and `XidError.Code.userCancelled`,
-    /// ``Reason/deviceLocked`` for `XidError.Code.storageLocked`, ``Reason/temporarilyUnavailable``
-    /// for network, server and lock-wait failures, ``Reason/accountUnavailable`` for the rest.
+    /// `XidError.Code.sessionExpired`, `XidError.Code.userCancelled` and
+    /// `XidError.Code.presenceKeyInvalidated`, ``Reason/deviceLocked`` for
+    /// `XidError.Code.storageLocked`, ``Reason/sessionLocked`` for `XidError.Code.sessionLocked`,
+    /// ``Reason/userPresenceRequired`` for `XidError.Code.userPresenceRequired` and the other
+    /// presence codes, ``Reason/temporarilyUnavailable`` for network, server and lock-wait failures,
+    /// ``Reason/accountUnavailable`` for the rest.
     public init(_ error: XidError) {
       underlyingError = error
       reason =
@@ -46,6 +57,8 @@
         case .signIn: .signInRequired
         case .unlockDevice: .deviceLocked
         case .tryAgainLater: .temporarilyUnavailable
+        case .unlockSession: .sessionLocked
+        case .confirmPresence: .userPresenceRequired
         case .none: .accountUnavailable
         }
     }
@@ -65,6 +78,15 @@
         LocalizedStringResource(
           "xid.intent.temporarilyUnavailable", defaultValue: "Can't connect right now. Try again later.",
           comment: "An App Intent could not reach the server; the user is still signed in.")
+      case .sessionLocked:
+        LocalizedStringResource(
+          "xid.intent.sessionLocked",
+          defaultValue: "Your account is locked. Open the app to unlock it, then try again.",
+          comment: "An App Intent found the app's session lock closed; the user is still signed in.")
+      case .userPresenceRequired:
+        LocalizedStringResource(
+          "xid.intent.userPresenceRequired", defaultValue: "Open the app to confirm it's you, then try again.",
+          comment: "Refreshing the account needs Face ID, Touch ID or the passcode, which the intent cannot ask for.")
       case .accountUnavailable:
         LocalizedStringResource(
           "xid.intent.accountUnavailable", defaultValue: "Couldn't access your account. Open the app, then try again.",

@@ -56,6 +56,11 @@
   ///   first unlock (or in a process prewarmed then); for intents whose tokens are stored
   ///   `whenUnlockedThisDeviceOnly`, set `static var authenticationPolicy: IntentAuthenticationPolicy`
   ///   to `.requiresAuthentication` so that the system asks for the unlock first.
+  /// - ``XidIntentError/Reason/sessionLocked``: the app's session lock is closed (in the intent's
+  ///   process: an intent in an extension that configures no lock never sees it); open the app to
+  ///   unlock. Never a sign-out.
+  /// - ``XidIntentError/Reason/userPresenceRequired``: a refresh of a protected refresh token needs
+  ///   Face ID, Touch ID or the passcode; open the app.
   /// - ``XidIntentError/Reason/temporarilyUnavailable``: try again later.
   /// - ``XidIntentError/Reason/accountUnavailable``: anything else (a missing keychain entitlement,
   ///   a misconfigured provider); the ``XidIntentError/underlyingError`` says what.
@@ -108,7 +113,9 @@
   @available(tvOSApplicationExtension, unavailable)
   extension ForegroundContinuableIntent {
     /// A valid access token; when the user must sign in first, asks them to continue in the app,
-    /// signs in there, and returns the new session's token, so that `perform()` carries on.
+    /// signs in there, and returns the new session's token, so that `perform()` carries on. When the
+    /// session lock is closed, or a refresh needs the user, it asks them to continue in the app and
+    /// unlocks there (showing `unlockReason`) instead.
     ///
     /// For intents that run in the app's process (not in an extension, where the sign-in page cannot
     /// be shown):
@@ -131,14 +138,33 @@
     ///     message.
     ///   - signIn: runs on the main actor once the app is in the foreground; by default
     ///     `xid.signIn()` with the configuration's user agent.
+    ///   - unlockReason: what the Face ID, Touch ID or passcode prompt says; by default the text under
+    ///     `xid.intent.unlockReason` ("Unlock your account to continue.").
     /// - Throws: ``XidIntentError`` (``XidIntentError/Reason/signInRequired`` when the user closed the
     ///   sign-in page), or the error App Intents throws when the user declines to continue.
     public func xidAccessToken(
       from xid: Xid = .shared, dialog: IntentDialog? = nil,
-      signIn: (@MainActor @Sendable () async throws -> Void)? = nil
+      signIn: (@MainActor @Sendable () async throws -> Void)? = nil, unlockReason: String? = nil
     ) async throws -> String {
       do {
         return try await XidIntentSupport.accessToken(from: xid)
+      } catch let error as XidIntentError
+        where error.reason == .sessionLocked || error.reason == .userPresenceRequired
+      {
+        let reason =
+          unlockReason
+          ?? String(
+            localized: LocalizedStringResource(
+              "xid.intent.unlockReason", defaultValue: "Unlock your account to continue.",
+              comment: "The Face ID, Touch ID or passcode prompt an App Intent shows in the app."))
+        return try await XidIntentSupport.run {
+          try await requestToContinueInForeground(dialog ?? error.dialog) {
+            // The app is in the foreground now, whatever it has reported: prompts may be shown.
+            xid.setScenePhase(.active)
+            try await xid.unlock(localizedReason: reason)
+            return try await xid.getAccessToken()
+          }
+        }
       } catch let error as XidIntentError where error.reason == .signInRequired {
         let signIn = signIn ?? { _ = try await xid.signIn() }
         try await XidIntentSupport.run {
