@@ -124,10 +124,11 @@ final class SessionLock: Sendable {
   func states() -> AsyncStream<SessionLockState> {
     AsyncStream(bufferingPolicy: .unbounded) { continuation in
       let id = state.update { state -> Int in
+        let current = relockIfDue(&state)
         let id = state.nextObserver
         state.nextObserver += 1
         state.observers[id] = continuation
-        continuation.yield(relockIfDue(&state))
+        continuation.yield(current)
         return id
       }
       continuation.onTermination = { [weak self] _ in

@@ -230,6 +230,20 @@ struct SessionLockTests {
     #expect(await states.next() == .locked)
   }
 
+  @Test func aRelockThatFellDueIsReportedOnce() async throws {
+    let harness = try PresenceHarness(
+      options: PresenceOptions(sessionLock: .deviceOwner, relockAfterBackground: .seconds(60)))
+    try await harness.xid.signIn()
+    harness.xid.setScenePhase(.background)
+    harness.provider.clock.advance(by: .seconds(60))
+    var states = try harness.xid.lockStates().makeAsyncIterator()
+    #expect(await states.next() == .locked)
+    harness.xid.setScenePhase(.active)
+    try await harness.xid.unlock(localizedReason: "Unlock")
+    #expect(await states.next() == .unlocking)
+    #expect(await states.next() == .unlocked)
+  }
+
   @Test func withoutALockNothingIsLocked() async throws {
     let harness = try PresenceHarness(options: PresenceOptions())
     try await harness.xid.signIn()
