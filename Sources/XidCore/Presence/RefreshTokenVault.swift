@@ -38,6 +38,11 @@ actor RefreshTokenVault {
     self.interactionAllowed = interactionAllowed
   }
 
+  deinit {
+    // A reconfigured Xid drops its vault: a confirmation it kept must not outlive it.
+    reusable?.context.invalidate()
+  }
+
   /// Seals `refreshToken` with the account's key; `newKey` makes a fresh key first (at sign-in), so
   /// that a key invalidated since the last session, or made with another requirement, is not reused.
   func seal(_ refreshToken: String, newKey: Bool) throws -> String {

@@ -250,6 +250,27 @@ struct SealedRefreshTokenTests {
     _ = try await harness.xid.getAccessToken()
   }
 
+  #if os(Linux)
+    @Test func hereTheDefaultKeyStoreIsSoftwareInTheTokenStorageGuardedByTheAuthorizer() async throws {
+      let provider = try TestProvider()
+      let storage = InMemoryTokenStorage()
+      let user = FakePresenceAuthorizer()
+      var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
+      configuration.presence = PresenceOptions(refreshTokenProtection: .deviceOwner, authorizer: user)
+      let xid = try Xid(configuration: configuration, storage: storage)
+      try await xid.signIn()
+      #expect(try storage.keys(withPrefix: "xid.presence-key.").count == 1)
+      provider.clock.advance(by: .seconds(301))
+      _ = try await xid.getAccessToken()
+      #expect(user.prompts == [PresenceOptions.defaultRefreshReason])
+
+      configuration.presence.authorizer = nil
+      let unguarded = try Xid(configuration: configuration, storage: storage)
+      let error = await expectXidError(.invalidConfiguration) { try await unguarded.getAccessToken() }
+      #expect(error?.reason.contains("PresenceOptions.keyStore") == true)
+    }
+  #endif
+
   @Test func aSealedRecordRoundTripsAndItsDescriptionShowsNoToken() throws {
     var record = AccountSessionTests.record()
     record.refreshToken = nil
