@@ -44,7 +44,7 @@
   /// ```
   ///
   /// In the app's own process an intent can go further and sign the user in: adopt
-  /// `ForegroundContinuableIntent` and call ``AppIntents/ForegroundContinuableIntent/xidAccessToken(from:dialog:signIn:)``,
+  /// `ForegroundContinuableIntent` and call ``AppIntents/ForegroundContinuableIntent/xidAccessToken(from:dialog:signIn:unlockReason:)``,
   /// which asks the user to continue in the app, signs in there and carries on. An extension cannot
   /// show the sign-in page; it tells the user to open the app.
   ///

@@ -1,12 +1,12 @@
 import Foundation
 import XidCore
 
-/// A stand-in for Face ID, Touch ID, Optic ID and the passcode in tests: a ``PresenceAuthorizer``
+/// A stand-in for Face ID, Touch ID, Optic ID and the passcode in tests: a ``/Xid/PresenceAuthorizer``
 /// (what an `LARight` does for Xid) that approves, denies, cancels, locks out or has its keys
 /// invalidated on command, and counts what it was asked.
 ///
-/// Give it to ``PresenceOptions/authorizer`` for the session lock, and to
-/// ``SoftwarePresenceKeyStore`` or ``SoftwareDeviceCredentialStore`` for keys that need the user:
+/// Give it to ``/Xid/PresenceOptions/authorizer`` for the session lock, and to
+/// ``/Xid/SoftwarePresenceKeyStore`` or ``/Xid/SoftwareDeviceCredentialStore`` for keys that need the user:
 ///
 /// ```swift
 /// let user = FakePresenceAuthorizer()
@@ -21,24 +21,24 @@ import XidCore
 /// #expect(user.prompts == ["Unlock", "Unlock"])
 /// ```
 ///
-/// Every failure is the ``XidError`` the real authorizer reports for the same situation, so the code
+/// Every failure is the ``/Xid/XidError`` the real authorizer reports for the same situation, so the code
 /// under test sees what it would see on a device.
 public final class FakePresenceAuthorizer: PresenceAuthorizer, Sendable {
   /// What the user does when asked.
   public enum Response: String, Sendable, Hashable {
     /// The user is verified.
     case approve
-    /// The user is not recognised (``XidError/Code/authenticationFailed``).
+    /// The user is not recognised (``/Xid/XidError/Code/authenticationFailed``).
     case deny
-    /// The user cancels the prompt (``XidError/Code/authenticationCancelled``).
+    /// The user cancels the prompt (``/Xid/XidError/Code/authenticationCancelled``).
     case cancel
-    /// Biometry is locked after too many attempts (``XidError/Code/biometryLockout``); the device
+    /// Biometry is locked after too many attempts (``/Xid/XidError/Code/biometryLockout``); the device
     /// cannot authorize until the passcode unlocks it.
     case lockOut
     /// The enrolled biometry changed, so keys and rights made before no longer work
-    /// (``XidError/Code/presenceKeyInvalidated``).
+    /// (``/Xid/XidError/Code/presenceKeyInvalidated``).
     case invalidate
-    /// No prompt can be shown (``XidError/Code/userPresenceRequired``), as in the background.
+    /// No prompt can be shown (``/Xid/XidError/Code/userPresenceRequired``), as in the background.
     case notInteractive
   }
 
