@@ -7,7 +7,8 @@ extension TokenRecord: CustomReflectable {
       self,
       children: [
         "version": version, "tokenType": tokenType, "expiresAt": expiresAt as Any,
-        "hasRefreshToken": refreshToken != nil, "hasIDToken": idToken != nil, "scopes": scopes, "issuer": issuer,
+        "hasRefreshToken": refreshToken != nil, "hasSealedRefreshToken": sealedRefreshToken != nil,
+        "hasIDToken": idToken != nil, "scopes": scopes, "issuer": issuer,
         "clientId": clientId, "account": account,
       ])
   }

@@ -271,6 +271,37 @@ struct SealedRefreshTokenTests {
     }
   #endif
 
+  @Test func dumpOfAProtectedAndLockedXidShowsNoTokenAndNoKey() async throws {
+    let provider = try TestProvider()
+    let storage = InMemoryTokenStorage()
+    let user = FakePresenceAuthorizer()
+    var configuration = SessionHarness.configuration(
+      provider, logger: DiscardingLogger(), transport: XidFacadeTests.OpaqueTransport(wrapped: provider.transport))
+    configuration.userAgent = XidFacadeTests.OpaqueUserAgent(wrapped: provider.userAgent)
+    configuration.presence = PresenceOptions(
+      sessionLock: .deviceOwner, refreshTokenProtection: .biometryCurrentSet, authenticationReuse: .seconds(600),
+      authorizer: user, keyStore: SoftwarePresenceKeyStore(storage: storage, authorizer: user))
+    let xid = try Xid(configuration: configuration, storage: storage)
+    try await xid.signIn()
+    provider.clock.advance(by: .seconds(301))
+    _ = try await xid.getAccessToken()
+    let keyName = try #require(try storage.keys(withPrefix: "xid.presence-key.").first)
+    let keyText = try #require(try storage.load(key: keyName))
+    let scalar = try #require(try JSONValue(parsing: keyText)["d"]?.stringValue)
+    var dumped = ""
+    dump(xid, to: &dumped)
+    for secret in await provider.issuedSecrets + [scalar] where secret.count >= 8 && dumped.contains(secret) {
+      Issue.record("a secret is in the dump: \(dumped.replacingOccurrences(of: secret, with: "[secret]").prefix(400))")
+    }
+  }
+
+  @Test func aKeyPairsDumpShowsNoScalar() throws {
+    let key = try P256KeyAgreementKey.generate()
+    var dumped = ""
+    dump(key, to: &dumped)
+    #expect(!dumped.contains("\(key.scalar)") && !dumped.contains("scalar"))
+  }
+
   @Test func aSealedRecordRoundTripsAndItsDescriptionShowsNoToken() throws {
     var record = AccountSessionTests.record()
     record.refreshToken = nil

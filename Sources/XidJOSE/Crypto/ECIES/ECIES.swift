@@ -108,3 +108,8 @@ package struct P256KeyAgreementKey: Sendable, Hashable, CustomStringConvertible 
     "P256KeyAgreementKey(public: \(Base64URL.encode(publicKey[1..<9]))…)"
   }
 }
+
+extension P256KeyAgreementKey: CustomReflectable {
+  /// The public key only: `dump` never shows the scalar.
+  package var customMirror: Mirror { Mirror(self, children: ["publicKey": publicKey]) }
+}
