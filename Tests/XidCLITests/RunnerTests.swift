@@ -59,6 +59,31 @@ struct RunnerTests {
     #expect(capture.stderr.contains("XID_PROFILE"))
   }
 
+  @Test func theServedProviderNamesTheAppsRedirectURIsAndStopsWhenCancelled() async throws {
+    let capture = Capture()
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("xid-runner-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    let context = CLIContext(
+      environment: ["XID_STATE_DIR": state.path], console: capture.console, currentDirectory: state)
+    let serving = Task { await XidCommandLine.run(["demo", "--serve"], context: context) }
+    // Until the banner is out; a generous bound, not a timing assertion.
+    for _ in 0..<600 where !capture.stdout.contains("signed-out") {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    let issuer = try #require(capture.stdout.firstMatch(of: /serving at (http:\/\/127\.0\.0\.1:\d+)/)).1
+    // What an iOS app in the Simulator configures: the issuer, the client and its app redirect URIs.
+    #expect(capture.stdout.contains("Examples/XidExample"))
+    #expect(capture.stdout.contains("com.example.app:/callback"))
+    #expect(capture.stdout.contains("com.example.app:/signed-out"))
+
+    serving.cancel()
+    #expect(await serving.value == .success)
+    #expect(capture.stderr.isEmpty, "\(capture.stderr)")
+    // The port is closed: nothing answers at the issuer any more.
+    let discovery = HTTPRequest(url: URL(string: "\(issuer)/.well-known/openid-configuration")!)
+    await #expect(throws: XidError.self) { try await URLSessionTransport().send(discovery) }
+  }
+
   @Test func xidErrorsMapToTheDocumentedExitCodes() {
     #expect(ExitCode(for: XidError(.signInRequired, "")) == .signInRequired)
     #expect(ExitCode(for: XidError(.sessionExpired, "")) == .signInRequired)

@@ -18,11 +18,30 @@ struct DemoServer {
     console.out("  xid login --profile demo --device       # then open the address it shows")
     console.out("  xid whoami --profile demo")
     console.out("  xid request --profile demo \(provider.url(for: .resource).absoluteString)")
+    console.out()
+    console.out("An iOS app in the Simulator on this Mac can use it too (Examples/XidExample, with the issuer above):")
+    console.out("the client also accepts the redirect URI \(Self.appRedirect) and the post-logout URI")
+    console.out("\(Self.appPostLogoutRedirect).")
+    // Until Ctrl-C ends the process, or the task is cancelled: then the port is closed first.
     while !Task.isCancelled {
       provider.clock.set(to: Date())
-      try await Task.sleep(for: .seconds(1))
+      do {
+        try await Task.sleep(for: .seconds(1))
+      } catch {
+        break
+      }
     }
     await provider.stopLoopback()
     return .success
+  }
+
+  /// The example client's redirect URI for apps (a private-use scheme), as XidTesting registers it.
+  private static var appRedirect: String {
+    TestClient.example.redirectURIs.first { $0.scheme != "http" }?.absoluteString ?? "(none)"
+  }
+
+  /// The example client's post-logout redirect URI.
+  private static var appPostLogoutRedirect: String {
+    TestClient.example.postLogoutRedirectURIs.first?.absoluteString ?? "(none)"
   }
 }
