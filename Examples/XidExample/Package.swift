@@ -1,0 +1,46 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The iOS example: an app, an App Intents extension and a widget sharing one Xid session.
+//
+// Its own package, so that the library's package stays free of UIKit, SwiftUI and WidgetKit code: the
+// root package's `swift build` and `swift test` never see it. SwiftPM makes no app bundle, so the
+// targets are sources that an Xcode project links or compiles (README.md has the steps), and the
+// `Xcode…` executable targets are the few files that go into the Xcode targets themselves (`@main`).
+// Check that it compiles for iOS with the project's `build-ios` tool, run from this folder.
+
+// The project's products. The path dependency is named "Xid", so that they can be named whatever the
+// clone's folder is called (a path dependency's identity is its folder's name).
+let xid = Target.Dependency.product(name: "Xid", package: "Xid")
+let xidAppIntents = Target.Dependency.product(name: "XidAppIntents", package: "Xid")
+
+let package = Package(
+  name: "XidExample",
+  platforms: [.iOS(.v16)],
+  products: [
+    .library(name: "ExampleShared", targets: ["ExampleShared"]),
+    .library(name: "ExampleAppUI", targets: ["ExampleAppUI"]),
+    .library(name: "ExampleIntents", targets: ["ExampleIntents"]),
+    .library(name: "ExampleWidget", targets: ["ExampleWidget"]),
+  ],
+  dependencies: [.package(name: "Xid", path: "../..")],
+  targets: [
+    // What every process shares: the provider, the client, the keychain access group, the App Group,
+    // and the one API call (the demo provider's protected resource).
+    .target(name: "ExampleShared", dependencies: [xid]),
+    // The SwiftUI app: sign-in, a profile behind the session lock, sign-out with end_session.
+    .target(name: "ExampleAppUI", dependencies: ["ExampleShared", xid]),
+    // The "Show my balance" App Intent. On iOS 16 its sources are compiled into the Xcode target (the
+    // App Intents extension); a package's intents need AppIntentsPackage, which is iOS 17.
+    .target(name: "ExampleIntents", dependencies: ["ExampleShared", xid, xidAppIntents]),
+    // The widget: the shared session, and what to do when the user must sign in or unlock.
+    .target(name: "ExampleWidget", dependencies: ["ExampleShared", xid, xidAppIntents]),
+    // The entry points of the three Xcode targets, compiled here so that they stay correct.
+    .executableTarget(name: "XcodeApp", dependencies: ["ExampleAppUI"], path: "XcodeTargets/App"),
+    .executableTarget(
+      name: "XcodeIntentsExtension", dependencies: ["ExampleIntents"], path: "XcodeTargets/IntentsExtension"),
+    .executableTarget(
+      name: "XcodeWidgetExtension", dependencies: ["ExampleWidget"], path: "XcodeTargets/WidgetExtension"),
+  ],
+  swiftLanguageModes: [.v6]
+)
