@@ -154,8 +154,8 @@ struct AccountSessionTests {
     #expect(try await session.record() != nil)
   }
 
-  @Test func anUnreadableOrUnknownFormatRecordIsRemovedAndMeansSignedOut() async throws {
-    for text in ["{not json", #"{"format":99,"version":1}"#, #"{"format":1}"#] {
+  @Test func anUnreadableRecordIsRemovedAndMeansSignedOut() async throws {
+    for text in ["{not json", #"{"format":1}"#, #"{"version":1}"#] {
       let storage = InMemoryTokenStorage()
       try storage.save(key: "xid.tokens.test", value: text)
       let session = Self.session(storage: storage, refresher: ScriptedRefresher())
@@ -163,6 +163,21 @@ struct AccountSessionTests {
       #expect(try storage.load(key: "xid.tokens.test") == nil)
       await expectXidError(.signInRequired) { try await session.validRecord(force: false) }
     }
+  }
+
+  @Test func aRecordOfAnUnknownFormatIsReportedAndLeftAlone() async throws {
+    // As a newer version of the app, sharing the keychain with this older extension, would write it.
+    let text = #"{"format":2,"version":7,"access_token":"at-new","sealed":"x"}"#
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: "xid.tokens.test", value: text)
+    let refresher = ScriptedRefresher()
+    let session = Self.session(storage: storage, refresher: refresher)
+    let error = await expectXidError(.unsupportedRecordFormat) { try await session.record() }
+    #expect(error?.reason.contains("format 2") == true)
+    await expectXidError(.unsupportedRecordFormat) { try await session.validRecord(force: false) }
+    await expectXidError(.unsupportedRecordFormat) { try await session.validRecord(force: true) }
+    #expect(try storage.load(key: "xid.tokens.test") == text)
+    #expect(refresher.calls == 0)
   }
 
   @Test func withoutARefreshTokenAnExpiredSessionNeedsSignIn() async throws {

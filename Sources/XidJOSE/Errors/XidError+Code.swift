@@ -156,6 +156,11 @@ extension XidError.Code {
 
   /// A stored token record could not be read. Xid removes it and treats the account as signed out.
   public static let corruptRecord = Self("corruptRecord")
+  /// A stored token record is in a format this version of Xid cannot read: a newer version of the app
+  /// or of an extension sharing the storage wrote it. Xid leaves it as it is (the user is still signed
+  /// in for that version) and reports this instead of a signed-out user: update this app or
+  /// extension. Signing out, or signing in again, replaces it.
+  public static let unsupportedRecordFormat = Self("unsupportedRecordFormat")
 
   // MARK: - Storage
 
@@ -271,6 +276,7 @@ extension XidError.Code {
     .presentationFailed,
     .notConfigured,
     .corruptRecord,
+    .unsupportedRecordFormat,
     .storageLocked,
     .storageFailure,
     .missingEntitlement,
