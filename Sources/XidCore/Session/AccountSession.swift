@@ -162,11 +162,17 @@ actor AccountSession {
     return next
   }
 
-  /// Reads the stored record; an unreadable one is removed and counts as signed out.
+  /// Reads the stored record; an unreadable one is removed and counts as signed out, and one of a
+  /// format another version of Xid wrote is left alone and reported.
+  ///
+  /// - Throws: ``XidError/Code/unsupportedRecordFormat``, and storage errors.
   private func readStoredRecord() throws -> TokenRecord? {
     guard let text = try storage.load(key: key) else { return nil }
     do {
       return try TokenRecord(decoding: text)
+    } catch let error as XidError where error.code == .unsupportedRecordFormat {
+      logger.log(.error, category: "storage", error.reason)
+      throw error
     } catch let error as XidError {
       logger.log(.notice, category: "storage", "removed an unreadable token record: \(error.reason)")
       try storage.delete(key: key)

@@ -183,7 +183,12 @@ public actor SessionEngine {
   /// page is opened with `userAgent`.
   public func signOut(callEndSession: Bool, userAgent: (any AuthorizationUserAgent)?) async throws {
     // Local state goes first, whatever the network does afterwards.
-    let record = try await account.record()
+    let record: TokenRecord?
+    do {
+      record = try await account.record()
+    } catch let error as XidError where error.code == .unsupportedRecordFormat {
+      record = nil  // another version's record: removed all the same, nothing of it can be revoked
+    }
     try await account.remove()
     await pending.removeAll()
     let revocable = await presence.revocableRefreshToken(of: record)

@@ -3,7 +3,10 @@ import Foundation
 /// One account's tokens as Xid stores them: a single JSON document, written whole, so a reader in any
 /// process sees either the previous record or the next one, never a mix.
 struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
-  /// The format this version of Xid writes. A record of another format is treated as absent.
+  /// The format this version of Xid writes and reads. A record of another format was written by
+  /// another version of Xid (a newer app sharing the storage with an older extension): it is reported
+  /// as ``XidError/Code/unsupportedRecordFormat`` and left alone. Members added since are optional, so
+  /// that released readers of this format still read it.
   static let currentFormat: Int64 = 1
 
   /// Counts the saves of this account's record; a process that sees a higher version than the one it
@@ -58,13 +61,20 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
 
   /// Reads a stored record.
   ///
-  /// - Throws: ``XidError/Code/corruptRecord`` when the text is not a record this version can read.
+  /// - Throws: ``XidError/Code/unsupportedRecordFormat`` for a record of another format, and
+  ///   ``XidError/Code/corruptRecord`` when the text is not a record at all.
   init(decoding text: String) throws {
     guard let json = try? JSONValue(parsing: text), let members = json.objectValue else {
       throw XidError(.corruptRecord, "the stored token record is not a JSON object")
     }
-    guard members["format"]?.int64Value == Self.currentFormat else {
-      throw XidError(.corruptRecord, "the stored token record has an unknown format version")
+    guard let format = members["format"]?.int64Value else {
+      throw XidError(.corruptRecord, "the stored token record has no format number")
+    }
+    guard format == Self.currentFormat else {
+      throw XidError(
+        .unsupportedRecordFormat,
+        "the stored token record has format \(format), which this version of Xid (format \(Self.currentFormat)) cannot read; another version of the app or of an extension sharing the storage wrote it. It was left as it is: update this app or extension"
+      )
     }
     func string(_ name: String) throws -> String {
       guard let value = members[name]?.stringValue else {
