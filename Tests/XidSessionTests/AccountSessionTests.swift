@@ -35,6 +35,8 @@ extension RefreshedTokens {
 }
 
 struct AccountSessionTests {
+  /// The storage key of the test account's record.
+  static let key = TokenRecord.storageKey(issuer: "https://op.example", clientId: "c", account: "default")
   static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
   static func record(version: Int64 = 1, expiresIn: TimeInterval = -1, refreshToken: String? = "rt-0") -> TokenRecord {
@@ -48,14 +50,22 @@ struct AccountSessionTests {
     storage: any TokenStorageAdapter, refresher: ScriptedRefresher, lockDirectory: URL? = nil
   ) -> AccountSession {
     AccountSession(
-      key: "xid.tokens.test", storage: storage,
-      lock: lockDirectory.map { FileLock(directory: $0, name: ".xid.tokens.test.lock") }, lockTimeout: .seconds(5),
+      records: records(storage),
+      lock: lockDirectory.map { FileLock(directory: $0, name: "." + Self.key + ".lock") }, lockTimeout: .seconds(5),
       expiryLeeway: 60, logger: DiscardingLogger(), now: { start }, refresher: { try await refresher.refresh($0) })
+  }
+
+  /// The records of the test account (issuer `https://op.example`, client `c`), under the key
+  /// ``key``.
+  static func records(_ storage: any TokenStorageAdapter) -> AccountRecordStore {
+    AccountRecordStore(
+      storage: storage, owner: RecordOwner(issuer: "https://op.example", clientId: "c", account: "default"),
+      logger: DiscardingLogger())
   }
 
   @Test func concurrentCallersShareOneRefresh() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    try storage.save(key: Self.key, value: Self.record().encoded())
     let refresher = ScriptedRefresher()
     refresher.delay = .milliseconds(20)
     let session = Self.session(storage: storage, refresher: refresher)
@@ -65,14 +75,14 @@ struct AccountSessionTests {
     }
     #expect(refresher.calls == 1)
     #expect(tokens == ["at-1"])
-    let stored = try TokenRecord(decoding: try #require(try storage.load(key: "xid.tokens.test")))
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
     #expect(stored.version == 2)
     #expect(stored.refreshToken == "rt-1")
   }
 
   @Test func aValidTokenNeedsNoRefreshAndIsServedFromMemory() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record(expiresIn: 3600).encoded())
+    try storage.save(key: Self.key, value: Self.record(expiresIn: 3600).encoded())
     let refresher = ScriptedRefresher()
     let session = Self.session(storage: storage, refresher: refresher)
     #expect(session.usableAccessTokenFromMemory() == nil)
@@ -83,7 +93,7 @@ struct AccountSessionTests {
 
   @Test func aTokenWithinTheLeewayOfExpiryCountsAsExpired() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record(expiresIn: 59).encoded())
+    try storage.save(key: Self.key, value: Self.record(expiresIn: 59).encoded())
     let refresher = ScriptedRefresher()
     #expect(
       try await Self.session(storage: storage, refresher: refresher).validRecord(force: false).accessToken == "at-1")
@@ -91,7 +101,7 @@ struct AccountSessionTests {
 
   @Test func forceRefreshRefreshesAValidToken() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record(expiresIn: 3600).encoded())
+    try storage.save(key: Self.key, value: Self.record(expiresIn: 3600).encoded())
     let refresher = ScriptedRefresher()
     #expect(
       try await Self.session(storage: storage, refresher: refresher).validRecord(force: true).accessToken == "at-1")
@@ -100,20 +110,20 @@ struct AccountSessionTests {
 
   @Test func usesTokensAnotherProcessRefreshedInsteadOfRefreshingAgain() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    try storage.save(key: Self.key, value: Self.record().encoded())
     let refresher = ScriptedRefresher()
     let session = Self.session(storage: storage, refresher: refresher)
     _ = try await session.record()
     var newer = Self.record(version: 2, expiresIn: 3600, refreshToken: "rt-other")
     newer.accessToken = "at-other"
-    try storage.save(key: "xid.tokens.test", value: newer.encoded())
+    try storage.save(key: Self.key, value: newer.encoded())
     #expect(try await session.validRecord(force: false).accessToken == "at-other")
     #expect(refresher.calls == 0)
   }
 
   @Test func aRefusedRefreshEndsTheSessionOnlyWhenTheStoredTokenIsTheRefusedOne() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    try storage.save(key: Self.key, value: Self.record().encoded())
     let refresher = ScriptedRefresher()
     refresher.behaviour = { _, _ in
       throw XidError(.refreshRefused, "invalid_grant", httpStatus: 400, oauthError: "invalid_grant")
@@ -121,46 +131,46 @@ struct AccountSessionTests {
     let session = Self.session(storage: storage, refresher: refresher)
     let error = await expectXidError(.sessionExpired) { try await session.validRecord(force: false) }
     #expect(error?.oauthError == "invalid_grant")
-    #expect(try storage.load(key: "xid.tokens.test") == nil)
+    #expect(try storage.load(key: Self.key) == nil)
     #expect(session.usableAccessTokenFromMemory() == nil)
   }
 
   @Test func aRefusedRefreshKeepsTheSessionWhenAnotherProcessRotatedTheToken() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    try storage.save(key: Self.key, value: Self.record().encoded())
     let refresher = ScriptedRefresher()
     refresher.behaviour = { _, _ in
       // Meanwhile another process rotated the refresh token and saved its tokens.
       var rotated = AccountSessionTests.record(version: 2, expiresIn: 3600, refreshToken: "rt-rotated")
       rotated.accessToken = "at-rotated"
-      try storage.save(key: "xid.tokens.test", value: rotated.encoded())
+      try storage.save(key: AccountSessionTests.key, value: rotated.encoded())
       throw XidError(.refreshRefused, "invalid_grant", httpStatus: 400, oauthError: "invalid_grant")
     }
     let session = Self.session(storage: storage, refresher: refresher)
     #expect(try await session.validRecord(force: false).accessToken == "at-rotated")
-    #expect(try storage.load(key: "xid.tokens.test") != nil)
+    #expect(try storage.load(key: Self.key) != nil)
   }
 
   @Test func networkFailuresKeepTheSession() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record().encoded())
+    try storage.save(key: Self.key, value: Self.record().encoded())
     let refresher = ScriptedRefresher()
     refresher.behaviour = { _, _ in throw XidError(.networkFailure, "offline") }
     let session = Self.session(storage: storage, refresher: refresher)
     await expectXidError(.networkFailure) { try await session.validRecord(force: false) }
     refresher.behaviour = { _, _ in throw XidError(.tokenRequestFailed, "503", httpStatus: 503) }
     await expectXidError(.tokenRequestFailed) { try await session.validRecord(force: false) }
-    #expect(try storage.load(key: "xid.tokens.test") != nil)
+    #expect(try storage.load(key: Self.key) != nil)
     #expect(try await session.record() != nil)
   }
 
   @Test func anUnreadableRecordIsRemovedAndMeansSignedOut() async throws {
     for text in ["{not json", #"{"format":1}"#, #"{"version":1}"#] {
       let storage = InMemoryTokenStorage()
-      try storage.save(key: "xid.tokens.test", value: text)
+      try storage.save(key: Self.key, value: text)
       let session = Self.session(storage: storage, refresher: ScriptedRefresher())
       #expect(try await session.record() == nil)
-      #expect(try storage.load(key: "xid.tokens.test") == nil)
+      #expect(try storage.load(key: Self.key) == nil)
       await expectXidError(.signInRequired) { try await session.validRecord(force: false) }
     }
   }
@@ -169,24 +179,24 @@ struct AccountSessionTests {
     // As a newer version of the app, sharing the keychain with this older extension, would write it.
     let text = #"{"format":2,"version":7,"access_token":"at-new","sealed":"x"}"#
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: text)
+    try storage.save(key: Self.key, value: text)
     let refresher = ScriptedRefresher()
     let session = Self.session(storage: storage, refresher: refresher)
     let error = await expectXidError(.unsupportedRecordFormat) { try await session.record() }
     #expect(error?.reason.contains("format 2") == true)
     await expectXidError(.unsupportedRecordFormat) { try await session.validRecord(force: false) }
     await expectXidError(.unsupportedRecordFormat) { try await session.validRecord(force: true) }
-    #expect(try storage.load(key: "xid.tokens.test") == text)
+    #expect(try storage.load(key: Self.key) == text)
     #expect(refresher.calls == 0)
   }
 
   @Test func withoutARefreshTokenAnExpiredSessionNeedsSignIn() async throws {
     let storage = InMemoryTokenStorage()
-    try storage.save(key: "xid.tokens.test", value: Self.record(refreshToken: nil).encoded())
+    try storage.save(key: Self.key, value: Self.record(refreshToken: nil).encoded())
     await expectXidError(.signInRequired) {
       try await Self.session(storage: storage, refresher: ScriptedRefresher()).validRecord(force: false)
     }
-    #expect(try storage.load(key: "xid.tokens.test") != nil)
+    #expect(try storage.load(key: Self.key) != nil)
   }
 
   @Test func storageKeysSeparateIssuersClientsAndAccountsAndAreSafeFileNames() {

@@ -77,4 +77,14 @@ struct RecordIntegrityTests {
     let earlierKey = "xid.tokens." + String(repeating: "0", count: 16 - hex.count) + hex
     #expect(try harness.storage.load(key: earlierKey) != nil)
   }
+
+  @Test func aNewerFormatRecordOfAnotherConfigurationIsToldApartByTheMembersItNames() async throws {
+    let harness = try SessionHarness()
+    let text = #"{"format":2,"issuer":"https://other.example","client_id":"c","account":"default"}"#
+    try harness.storage.save(key: harness.recordKey, value: text)
+    #expect(try await harness.xid.getSession() == nil)
+    try await harness.xid.signIn()
+    try await harness.xid.signOut()
+    #expect(try harness.storage.load(key: harness.recordKey) == text)
+  }
 }

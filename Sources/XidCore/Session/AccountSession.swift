@@ -22,8 +22,7 @@ struct RefreshedTokens: Sendable {
 actor AccountSession {
   typealias Refresher = @Sendable (_ record: TokenRecord) async throws -> RefreshedTokens
 
-  let key: String
-  private let storage: any TokenStorageAdapter
+  private let records: AccountRecordStore
   private let lock: FileLock?
   private let lockTimeout: Duration
   private let refresher: Refresher
@@ -39,12 +38,11 @@ actor AccountSession {
   private var inFlight: Task<TokenRecord, any Error>?
 
   init(
-    key: String, storage: any TokenStorageAdapter, lock: FileLock?, lockTimeout: Duration,
-    expiryLeeway: TimeInterval, logger: any XidLogger, now: @escaping @Sendable () -> Date,
-    refresher: @escaping Refresher, vault: RefreshTokenVault? = nil
+    records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, expiryLeeway: TimeInterval,
+    logger: any XidLogger, now: @escaping @Sendable () -> Date, refresher: @escaping Refresher,
+    vault: RefreshTokenVault? = nil
   ) {
-    self.key = key
-    self.storage = storage
+    self.records = records
     self.lock = lock
     self.lockTimeout = lockTimeout
     self.expiryLeeway = expiryLeeway
@@ -65,7 +63,7 @@ actor AccountSession {
   /// The stored record, read once per process and then kept in memory; `nil` when signed out.
   func record() throws -> TokenRecord? {
     if loaded { return cached.get() }
-    let record = try readStoredRecord()
+    let record = try records.read().record
     cached.set(record)
     loaded = true
     return record
@@ -87,20 +85,25 @@ actor AccountSession {
     return try await task.value
   }
 
-  /// Saves a record from a sign-in, replacing any previous one.
+  /// Saves a record from a sign-in, replacing this configuration's previous one.
   func store(_ record: TokenRecord) async throws {
     var record = try await sealedForStorage(record, newKey: true)
-    record.version = max(record.version, (cached.get()?.version ?? 0) + 1)
-    try storage.save(key: key, value: record.encoded())
+    let slot = try records.read()
+    record.version = max(record.version, (slot.record?.version ?? cached.get()?.version ?? 0) + 1)
+    try records.save(record, at: slot.key)
     cached.set(record)
     loaded = true
   }
 
-  /// Deletes the record (sign-out): memory first, then storage.
-  func remove() throws {
+  /// Deletes this configuration's record (sign-out), also one of a format this version cannot read:
+  /// memory first, then storage.
+  ///
+  /// - Returns: the record deleted, when it could be read.
+  @discardableResult
+  func remove() throws -> TokenRecord? {
     cached.set(nil)
     loaded = true
-    try storage.delete(key: key)
+    return try records.deleteOwn()
   }
 
   // MARK: - Refresh
@@ -113,7 +116,8 @@ actor AccountSession {
 
   private func refresh(seenVersion: Int64, force: Bool) async throws -> TokenRecord {
     // Another process may have refreshed (or signed out) while this one waited for the lock.
-    guard let stored = try readStoredRecord() else {
+    let slot = try records.read()
+    guard let stored = slot.record else {
       cached.set(nil)
       throw XidError(.signInRequired, "the user signed out in another process; call signIn()")
     }
@@ -134,13 +138,13 @@ actor AccountSession {
     } catch let error as XidError where error.endsSession {
       // The provider refused this refresh token. If another process rotated it meanwhile, its newer
       // tokens are good; only when the stored one is still the refused one is the session over.
-      if let again = try readStoredRecord(), again.storedRefreshCredential != refreshToken {
+      if let again = try records.read().record, again.storedRefreshCredential != refreshToken {
         logger.log(.notice, category: "refresh", "refresh refused, but another process had already rotated the token")
         cached.set(again)
         return again
       }
       logger.log(.notice, category: "refresh", "the provider refused the refresh token (\(error.code)); signing out")
-      try? storage.delete(key: key)
+      if let key = slot.key { try? records.delete(at: key) }
       cached.set(nil)
       throw XidError(
         .sessionExpired, "the provider ended the session (\(error.reason)); sign the user in again",
@@ -156,28 +160,10 @@ actor AccountSession {
     next.idToken = tokens.idToken ?? stored.idToken
     next.scopes = tokens.scopes ?? stored.scopes
     next = try await sealedForStorage(next, newKey: false)
-    try storage.save(key: key, value: next.encoded())
+    try records.save(next, at: slot.key)
     cached.set(next)
     logger.log(.info, category: "refresh", "refreshed tokens (version \(next.version))")
     return next
-  }
-
-  /// Reads the stored record; an unreadable one is removed and counts as signed out, and one of a
-  /// format another version of Xid wrote is left alone and reported.
-  ///
-  /// - Throws: ``XidError/Code/unsupportedRecordFormat``, and storage errors.
-  private func readStoredRecord() throws -> TokenRecord? {
-    guard let text = try storage.load(key: key) else { return nil }
-    do {
-      return try TokenRecord(decoding: text)
-    } catch let error as XidError where error.code == .unsupportedRecordFormat {
-      logger.log(.error, category: "storage", error.reason)
-      throw error
-    } catch let error as XidError {
-      logger.log(.notice, category: "storage", "removed an unreadable token record: \(error.reason)")
-      try storage.delete(key: key)
-      return nil
-    }
   }
 }
 

@@ -47,8 +47,10 @@ public actor SessionEngine {
     self.pending = PendingAuthorizationStore(
       storage: storage, accountKey: key, lock: lock, lockTimeout: configuration.refreshLockTimeout,
       logger: configuration.logger)
+    let owner = RecordOwner(
+      issuer: configuration.issuerIdentifier, clientId: configuration.clientId, account: configuration.account)
     self.account = AccountSession(
-      key: key, storage: storage, lock: lock,
+      records: AccountRecordStore(storage: storage, owner: owner, logger: configuration.logger), lock: lock,
       lockTimeout: configuration.refreshLockTimeout, expiryLeeway: configuration.expiryLeeway.timeInterval,
       logger: configuration.logger, now: { clock.now },
       refresher: { record in try await Self.refresh(record, with: client) }, vault: presence.vault)
@@ -182,14 +184,9 @@ public actor SessionEngine {
   /// refresh token is revoked (best effort) and, with `callEndSession`, the provider's end-session
   /// page is opened with `userAgent`.
   public func signOut(callEndSession: Bool, userAgent: (any AuthorizationUserAgent)?) async throws {
-    // Local state goes first, whatever the network does afterwards.
-    let record: TokenRecord?
-    do {
-      record = try await account.record()
-    } catch let error as XidError where error.code == .unsupportedRecordFormat {
-      record = nil  // another version's record: removed all the same, nothing of it can be revoked
-    }
-    try await account.remove()
+    // Local state goes first, whatever the network does afterwards. A record of a format this version
+    // cannot read is removed all the same; nothing of it can be revoked.
+    let record = try await account.remove()
     await pending.removeAll()
     let revocable = await presence.revocableRefreshToken(of: record)
     await presence.didSignOut(logger: logger)

@@ -25,19 +25,48 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   var clientId: String
   var account: String
 
+  /// The configuration the record belongs to.
+  var owner: RecordOwner { RecordOwner(issuer: issuer, clientId: clientId, account: account) }
+
   /// The storage key of an account's record: derived from issuer, client and account, and safe as a
   /// file name.
   ///
   /// The key only tells apart accounts the app itself configures, so a 64-bit FNV-1a hash serves, and
   /// reading a stored token never has to start the crypto library (a process's cold start matters on
   /// this path).
+  ///
+  /// Two configurations can meet in one key, so every load compares the record's issuer, client and
+  /// account with the configuration's (see ``AccountRecordStore``).
   static func storageKey(issuer: String, clientId: String, account: String) -> String {
+    "xid.tokens." + hex(fnv1a("\(issuer)\n\(clientId)\n\(account)"))
+  }
+
+  /// The second key of an account, used when another configuration's record holds the first: the
+  /// first key followed by a second, independent 64-bit FNV-1a hash.
+  static func overflowStorageKey(issuer: String, clientId: String, account: String) -> String {
+    storageKey(issuer: issuer, clientId: clientId, account: account) + "."
+      + hex(fnv1a("xid.overflow\n\(issuer)\n\(clientId)\n\(account)"))
+  }
+
+  private static func fnv1a(_ text: String) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in "\(issuer)\n\(clientId)\n\(account)".utf8 {
-      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-    }
-    let hex = String(hash, radix: 16)
-    return "xid.tokens." + String(repeating: "0", count: 16 - hex.count) + hex
+    for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+    return hash
+  }
+
+  private static func hex(_ value: UInt64) -> String {
+    let hex = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+  }
+
+  /// The issuer, client and account a record that cannot be decoded names, when it names them as this
+  /// format does: so that another configuration's record of a newer format is still told apart.
+  static func owner(ofUndecodable text: String) -> RecordOwner? {
+    guard let members = try? JSONValue(parsing: text).objectValue,
+      let issuer = members["issuer"]?.stringValue, let clientId = members["client_id"]?.stringValue,
+      let account = members["account"]?.stringValue
+    else { return nil }
+    return RecordOwner(issuer: issuer, clientId: clientId, account: account)
   }
 
   /// Whether the access token can still be used at `now`, treating it as expired `leeway` early.
