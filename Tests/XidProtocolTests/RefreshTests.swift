@@ -75,20 +75,58 @@ struct RefreshTests {
     }
   }
 
-  @Test func deadRefreshTokenIsClassifiedAsInvalidGrant() async throws {
+  @Test func onlyAnOAuthInvalidGrantIsADeadRefreshToken() async throws {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
-    for response in [
-      HTTPResponse.json(["error": "invalid_grant"], status: 400), HTTPResponse(status: 400),
-      HTTPResponse(status: 401), .json(["error": "invalid_code"], status: 403),
-    ] {
+    provider.on("/token") { _ in .json(["error": "invalid_grant"], status: 400) }
+    let dead = await expectXidError(.tokenRequestFailed) {
+      try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    }
+    #expect(dead?.isInvalidGrant == true)
+    #expect(dead?.isTransient == false)
+    let html: HTTPHeaders = ["Content-Type": "text/html"]
+    let responses: [HTTPResponse] = [
+      HTTPResponse(status: 400), HTTPResponse(status: 401),
+      HTTPResponse(status: 403, headers: html, body: Data("<html><body>Forbidden</body></html>".utf8)),
+      HTTPResponse(status: 400, headers: html, body: Data("<html><body>Bad request</body></html>".utf8)),
+      .json(["error": "invalid_code"], status: 403), .json(["error": "bad_verification_code"]),
+    ]
+    for response in responses {
       provider.on("/token") { _ in response }
       let error = await expectXidError(.tokenRequestFailed) {
         try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
       }
-      #expect(error?.isInvalidGrant == true, "\(response.status)")
-      #expect(error?.isTransient == false)
+      #expect(error?.isInvalidGrant == false, "\(response.status)")
     }
+  }
+
+  @Test func anEmpty400OnRefreshNamesTheQuirkOptionAndIsADeadGrantOnlyWithIt() async throws {
+    let provider = try FakeProvider()
+    let (client, original) = try await Self.signedIn(provider)
+    provider.on("/token") { _ in HTTPResponse(status: 400) }
+    let kept = await expectXidError(.tokenRequestFailed) {
+      try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    }
+    #expect(kept?.isInvalidGrant == false)
+    #expect(kept?.reason.contains("empty body") == true)
+    #expect(kept?.reason.contains("emptyBadRequestIsInvalidGrant") == true)
+
+    let quirky = try provider.client { $0.providerQuirks = [.emptyBadRequestIsInvalidGrant] }
+    let dead = await expectXidError(.refreshRefused) {
+      try await quirky.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    }
+    #expect(dead?.isInvalidGrant == true)
+    #expect(dead?.httpStatus == 400)
+    #expect(dead?.oauthError == nil)
+    #expect(dead?.reason.contains("emptyBadRequestIsInvalidGrant") == true)
+    // Only an empty 400, and only on refresh: an HTML 400 stays a provider failure.
+    provider.on("/token") { _ in
+      HTTPResponse(status: 400, headers: ["Content-Type": "text/html"], body: Data("<p>proxy</p>".utf8))
+    }
+    let page = await expectXidError(.tokenRequestFailed) {
+      try await quirky.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
+    }
+    #expect(page?.isInvalidGrant == false)
   }
 
   @Test func serverTroubleOnRefreshIsTransient() async throws {

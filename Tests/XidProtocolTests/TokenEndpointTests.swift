@@ -146,7 +146,7 @@ struct TokenEndpointTests {
     #expect(error?.isTransient == false)
   }
 
-  @Test func emptyBody400IsTypedAndMeansTheGrantIsDead() async throws {
+  @Test func emptyBody400IsTypedButNotADeadGrant() async throws {
     let provider = try FakeProvider()
     let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in HTTPResponse(status: 400) }
@@ -154,7 +154,7 @@ struct TokenEndpointTests {
     #expect(error?.httpStatus == 400)
     #expect(error?.oauthError == nil)
     #expect(error?.reason.contains("empty body") == true)
-    #expect(error?.isInvalidGrant == true)
+    #expect(error?.isInvalidGrant == false)
   }
 
   @Test func html500IsTypedAndTransient() async throws {
@@ -173,14 +173,14 @@ struct TokenEndpointTests {
     #expect(error?.isInvalidGrant == false)
   }
 
-  @Test func nonStandard403InvalidCodeMeansTheGrantIsDead() async throws {
+  @Test func nonStandard403InvalidCodeIsNotADeadGrant() async throws {
     let provider = try FakeProvider()
     let error = await expectXidError(.tokenRequestFailed) {
       try await Self.exchange(provider) { _ in .json(["error": "invalid_code"], status: 403) }
     }
     #expect(error?.httpStatus == 403)
     #expect(error?.oauthError == "invalid_code")
-    #expect(error?.isInvalidGrant == true)
+    #expect(error?.isInvalidGrant == false)
   }
 
   @Test func errorIn200BodyIsTyped() async throws {
@@ -189,7 +189,7 @@ struct TokenEndpointTests {
       try await Self.exchange(provider) { _ in .json(["error": "bad_verification_code"]) }
     }
     #expect(error?.httpStatus == 200)
-    #expect(error?.isInvalidGrant == true)
+    #expect(error?.isInvalidGrant == false)
   }
 
   @Test func invalidClientIsNeitherDeadGrantNorTransient() async throws {

@@ -57,6 +57,8 @@ public struct XidConfiguration: Sendable {
   /// What needs the user to be present: a session lock, a refresh token sealed with a key that needs
   /// them. Nothing by default; see ``PresenceOptions``.
   public var presence = PresenceOptions()
+  /// The provider's deviations from the standards that Xid accepts; none by default.
+  public var providerQuirks: ProviderQuirks
 
   /// Creates a configuration.
   ///
@@ -77,6 +79,7 @@ public struct XidConfiguration: Sendable {
   ///   - logger: where log messages go.
   ///   - clock: the time source.
   ///   - userAgent: how the user signs in; `nil` for the platform's.
+  ///   - providerQuirks: the provider's deviations from the standards to accept; none by default.
   public init(
     issuer: URL, clientId: String, redirectUri: URL, scopes: [String] = ["openid", "profile", "email"],
     account: String = "default", postLogoutRedirectUri: URL? = nil, clientAuthentication: ClientAuthentication = .none,
@@ -84,7 +87,7 @@ public struct XidConfiguration: Sendable {
     expiryLeeway: Duration = .seconds(60), metadataLifetime: Duration = .seconds(3600),
     refreshLockTimeout: Duration = .seconds(10), transport: (any HTTPTransport)? = nil,
     logger: any XidLogger = defaultXidLogger(), clock: any XidClock = SystemClock(),
-    userAgent: (any AuthorizationUserAgent)? = nil
+    userAgent: (any AuthorizationUserAgent)? = nil, providerQuirks: ProviderQuirks = []
   ) {
     self.issuer = issuer
     self.clientId = clientId
@@ -102,6 +105,7 @@ public struct XidConfiguration: Sendable {
     self.logger = logger
     self.clock = clock
     self.userAgent = userAgent
+    self.providerQuirks = providerQuirks
   }
 
   /// The issuer identifier as the string the provider's metadata, ID tokens and `iss` parameters must
