@@ -48,6 +48,7 @@ extension GlewlwydInterop {
           fixture.storage.directory.path, control.path, String(index), String(Self.tasksPerProcess),
           String(Self.rounds), userInfo.absoluteString,
         ]
+        process.environment = ProcessInfo.processInfo.environment.merging(["XID_WORKER_QUIRKS": "empty400"]) { $1 }
         try process.run()
         workers.append(process)
       }

@@ -5,7 +5,8 @@ import XidTestSupport
 
 extension GlewlwydInterop {
   /// Refresh against glewlwyd: refresh tokens rotate on every use, a reused one revokes its chain, and a
-  /// refused refresh token comes back as an empty 400.
+  /// refused refresh token comes back as an empty 400 (the fixture turns on
+  /// `ProviderQuirks.emptyBadRequestIsInvalidGrant`).
   @Suite(.interopProvider, .timeLimit(.minutes(1)))
   struct RefreshInteropTests {
     @Test func aForcedRefreshRotatesAndTheOldRefreshTokenIsThenRefused() async throws {
@@ -65,7 +66,23 @@ extension GlewlwydInterop {
       let error = await expectXidError(.sessionExpired) { try await fixture.xid.getAccessToken(forceRefresh: true) }
       #expect(error?.httpStatus == 400)
       #expect(error?.oauthError == nil)
+      #expect(error?.reason.contains("emptyBadRequestIsInvalidGrant") == true)
       #expect(try fixture.storedRecord() == nil)
+    }
+
+    @Test func withoutTheQuirkOptionGlewlwydsEmpty400KeepsTheSessionAndNamesTheOption() async throws {
+      let fixture = try InteropFixture()
+      try await fixture.xid.signIn()
+      var configuration = fixture.configuration
+      configuration.providerQuirks = []
+      let strict = try Xid(configuration: configuration, storage: fixture.storage)
+      let unknown = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+      try fixture.rewriteStored("refresh_token", to: .string(unknown))
+
+      let error = await expectXidError(.tokenRequestFailed) { try await strict.getAccessToken(forceRefresh: true) }
+      #expect(error?.httpStatus == 400)
+      #expect(error?.reason.contains("emptyBadRequestIsInvalidGrant") == true)
+      #expect(try fixture.storedRecord() != nil)
     }
   }
 }

@@ -5,6 +5,7 @@
 //
 // usage: XidRefreshWorker ISSUER CLIENT_ID REDIRECT_URI STATE_DIR CONTROL_DIR WORKER_INDEX TASKS ROUNDS [RESOURCE_URL]
 //        (RESOURCE_URL, where each round's tokens are tried: ISSUER/resource by default)
+// environment: XID_WORKER_QUIRKS=empty400 turns on ProviderQuirks.emptyBadRequestIsInvalidGrant (glewlwyd)
 import Foundation
 import Xid
 
@@ -25,7 +26,9 @@ let xid = try Xid(
   configuration: XidConfiguration(
     issuer: URL(string: arguments[1])!, clientId: arguments[2], redirectUri: URL(string: arguments[3])!,
     expiryLeeway: .seconds(1), refreshLockTimeout: .seconds(20), transport: transport,
-    logger: StandardErrorLogger(minimumLevel: .error)),
+    logger: StandardErrorLogger(minimumLevel: .error),
+    providerQuirks: ProcessInfo.processInfo.environment["XID_WORKER_QUIRKS"] == "empty400"
+      ? [.emptyBadRequestIsInvalidGrant] : []),
   storage: FileTokenStorage(directory: URL(fileURLWithPath: arguments[4], isDirectory: true)))
 
 func waitForFile(_ name: String) async throws {

@@ -259,6 +259,10 @@ public actor SessionEngine {
       result = try await client.refresh(refreshToken: refreshToken, originalIDToken: original)
     } catch let error as XidError where error.isInvalidGrant {
       throw XidError(.refreshRefused, error.reason, httpStatus: error.httpStatus, oauthError: error.oauthError)
+    } catch let error as XidError where error.code == .tokenRequestFailed {
+      throw XidError(
+        error.code, error.reason + "; the session is kept (only an OAuth invalid_grant ends it)",
+        httpStatus: error.httpStatus, oauthError: error.oauthError)
     }
     let tokens = result.tokens
     return RefreshedTokens(

@@ -90,7 +90,8 @@ extension XidError.Code {
   public static let pushedAuthorizationFailed = Self("pushedAuthorizationFailed")
   /// The token endpoint refused a request; ``XidError/httpStatus`` and ``XidError/oauthError`` (when
   /// the provider sent one) say how. On a refresh, ``XidError/isInvalidGrant`` tells whether the grant
-  /// is dead (sign the user in again) and ``XidError/isTransient`` whether to try again later.
+  /// is dead (sign the user in again: only an OAuth `invalid_grant` says so) and
+  /// ``XidError/isTransient`` whether to try again later; any other refusal keeps the session.
   public static let tokenRequestFailed = Self("tokenRequestFailed")
   /// The token endpoint answered 2xx with a body that is not a valid token response: no
   /// `access_token`, an unknown `token_type`, a malformed member. The provider is misbehaving.
@@ -128,8 +129,9 @@ extension XidError.Code {
 
   // MARK: - Sessions and refresh
 
-  /// The provider refused the refresh token (RFC 6749 `invalid_grant`, or a provider's non-standard
-  /// equivalent). Xid turns it into ``sessionExpired`` unless another process already rotated the token.
+  /// The provider refused the refresh token: RFC 6749 `invalid_grant`, or an equivalent that an option
+  /// of `XidConfiguration.providerQuirks` accepts (such as glewlwyd's empty HTTP 400). Xid turns it
+  /// into ``sessionExpired`` unless another process already rotated the token.
   public static let refreshRefused = Self("refreshRefused")
   /// The provider ended the session: the refresh token was refused and no other process holds a newer
   /// one. The local session was removed; sign the user in again.

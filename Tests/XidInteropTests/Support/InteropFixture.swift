@@ -31,7 +31,9 @@ struct InteropFixture {
     configuration = XidConfiguration(
       issuer: self.issuer, clientId: self.clientId, redirectUri: redirectUri ?? environment.redirectUri,
       postLogoutRedirectUri: environment.postLogoutRedirectUri, expiryLeeway: expiryLeeway,
-      transport: URLSessionTransport(), logger: logger, userAgent: userAgent ?? user)
+      transport: URLSessionTransport(), logger: logger, userAgent: userAgent ?? user,
+      // glewlwyd answers a dead refresh token with an empty 400.
+      providerQuirks: [.emptyBadRequestIsInvalidGrant])
     xid = try Xid(configuration: configuration, storage: storage)
   }
 

@@ -47,20 +47,23 @@ struct ProtocolHTTP: Sendable {
   ///   - refusal: the code of the error a non-2xx answer becomes.
   ///   - secrets: values of this request to keep out of error reasons even if the provider echoes them
   ///     (a code, verifier or token); the client secret is always kept out.
+  ///   - reading: turns the error of a refusal into the one to throw, with the response at hand (a
+  ///     provider's quirk); the error as it is by default.
   /// - Returns: the 2xx response.
   /// - Throws: `refusal`, with the HTTP status and the OAuth error when there was one, whatever the
   ///   body's shape, and as ``send(_:endpoint:)``.
   func postClientForm(
     _ parameters: [(String, String)], to url: URL, endpoint: String, configuration: XidConfiguration,
-    refusal: XidError.Code, secrets: [String] = []
+    refusal: XidError.Code, secrets: [String] = [], reading: (HTTPResponse, XidError) -> XidError = { $1 }
   ) async throws -> HTTPResponse {
     var parameters = parameters
     var headers: HTTPHeaders = [:]
     configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
     let response = try await send(.form(url, parameters, headers: headers), endpoint: endpoint)
     guard response.isSuccess else {
-      throw Self.failure(
-        response, code: refusal, endpoint: endpoint, secrets: Self.secrets(secrets, of: configuration))
+      throw reading(
+        response,
+        Self.failure(response, code: refusal, endpoint: endpoint, secrets: Self.secrets(secrets, of: configuration)))
     }
     return response
   }

@@ -35,13 +35,22 @@ enum TokenEndpoint {
   ///   status and the OAuth error when there was one; ``XidError/Code/unexpectedResponse`` for a 2xx
   ///   body that is not JSON; ``XidError/Code/invalidTokenResponse``, also for a DPoP-bound token
   ///   (see ``requireUsableTokenType(_:configuration:)``); and as ``ProtocolHTTP/send(_:endpoint:)``.
+  ///
+  /// On a refresh (`grant` has `grant_type=refresh_token`), an empty HTTP 400 is
+  /// ``XidError/Code/refreshRefused`` when ``XidConfiguration/providerQuirks`` contains
+  /// ``ProviderQuirks/emptyBadRequestIsInvalidGrant``; otherwise its reason names that option.
   static func request(
     _ grant: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata, http: ProtocolHTTP,
     clock: any XidClock, secrets: [String]
   ) async throws -> TokenResponse {
+    let isRefresh = grant.contains { $0 == ("grant_type", "refresh_token") }
     let response = try await http.postClientForm(
       grant, to: metadata.tokenEndpoint, endpoint: name, configuration: configuration, refusal: .tokenRequestFailed,
-      secrets: secrets)
+      secrets: secrets
+    ) { response, error in
+      guard isRefresh, response.status == 400, response.body.isEmpty else { return error }
+      return emptyRefreshRefusal(error, quirks: configuration.providerQuirks)
+    }
     let secrets = ProtocolHTTP.secrets(secrets, of: configuration)
     let object = try ProtocolHTTP.jsonObject(response, endpoint: name)
     if object["access_token"] == nil, object["error"]?.stringValue != nil {
@@ -66,5 +75,22 @@ enum TokenEndpoint {
         "the token endpoint issued a DPoP-bound access token (token_type \"DPoP\"), but DPoP is not enabled for this client, so the token cannot be used; register the client at the provider for Bearer tokens"
       )
     }
+  }
+
+  /// An empty HTTP 400 to a refresh: a dead grant for a provider with the quirk, a provider failure
+  /// (naming the option) for every other one.
+  static func emptyRefreshRefusal(_ error: XidError, quirks: ProviderQuirks) -> XidError {
+    guard quirks.contains(.emptyBadRequestIsInvalidGrant) else {
+      return XidError(
+        error.code,
+        error.reason
+          + "; if this provider answers a dead refresh token this way (glewlwyd does), set XidConfiguration.providerQuirks to [.emptyBadRequestIsInvalidGrant]",
+        httpStatus: error.httpStatus, oauthError: error.oauthError)
+    }
+    return XidError(
+      .refreshRefused,
+      error.reason
+        + ", which XidConfiguration.providerQuirks (.emptyBadRequestIsInvalidGrant) reads as a dead refresh token",
+      httpStatus: error.httpStatus)
   }
 }
