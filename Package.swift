@@ -96,7 +96,8 @@ let package = Package(
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE", "XidTestSupport"]),
     .testTarget(name: "XidProtocolTests", dependencies: ["XidCore", "XidTesting", "XidTestSupport"]),
     // A process of the multi-process refresh test, spawned by XidSessionTests.
-    .executableTarget(name: "XidRefreshWorker", dependencies: ["Xid"], path: "Tests/XidRefreshWorker"),
+    .executableTarget(
+      name: "XidRefreshWorker", dependencies: ["Xid", "XidTestSupport"], path: "Tests/XidRefreshWorker"),
     .testTarget(
       name: "XidSessionTests",
       dependencies: ["XidCore", "Xid", "XidTesting", "XidRefreshWorker", "XidTestSupport", "XidCoreColdStart"]

@@ -5,9 +5,12 @@
 //
 // usage: XidRefreshWorker ISSUER CLIENT_ID REDIRECT_URI STATE_DIR CONTROL_DIR WORKER_INDEX TASKS ROUNDS [RESOURCE_URL]
 //        (RESOURCE_URL, where each round's tokens are tried: ISSUER/resource by default)
-// environment: XID_WORKER_QUIRKS=empty400 turns on ProviderQuirks.emptyBadRequestIsInvalidGrant (glewlwyd)
+// environment: XID_WORKER_QUIRKS=empty400 turns on ProviderQuirks.emptyBadRequestIsInvalidGrant (glewlwyd);
+//   XID_WORKER_STORAGE=keychain:APP_GROUP_DIR keeps the session in KeychainTokenStorage on a
+//   FileKeychainBackend whose items are in STATE_DIR, with the refresh lock in APP_GROUP_DIR's Xid folder.
 import Foundation
 import Xid
+import XidTestSupport
 
 let arguments = ProcessInfo.processInfo.arguments
 guard arguments.count == 9 || arguments.count == 10, let tasks = Int(arguments[7]), let rounds = Int(arguments[8])
@@ -29,7 +32,17 @@ let xid = try Xid(
     logger: StandardErrorLogger(minimumLevel: .error),
     providerQuirks: ProcessInfo.processInfo.environment["XID_WORKER_QUIRKS"] == "empty400"
       ? [.emptyBadRequestIsInvalidGrant] : []),
-  storage: FileTokenStorage(directory: URL(fileURLWithPath: arguments[4], isDirectory: true)))
+  storage: makeStorage(state: URL(fileURLWithPath: arguments[4], isDirectory: true)))
+
+func makeStorage(state: URL) throws -> any TokenStorageAdapter {
+  let setting = ProcessInfo.processInfo.environment["XID_WORKER_STORAGE"] ?? "files"
+  guard setting.hasPrefix("keychain:") else { return try FileTokenStorage(directory: state) }
+  let container = URL(fileURLWithPath: String(setting.dropFirst("keychain:".count)), isDirectory: true)
+  return KeychainTokenStorage(
+    accessGroup: "TEAMID.com.example.shared",
+    refreshLockDirectory: KeychainTokenStorage.refreshLockDirectory(inAppGroupContainer: container),
+    backend: try FileKeychainBackend(directory: state))
+}
 
 func waitForFile(_ name: String) async throws {
   let path = control.appendingPathComponent(name).path

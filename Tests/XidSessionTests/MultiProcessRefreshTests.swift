@@ -21,14 +21,39 @@ struct MultiProcessRefreshTests {
     var resourceStatuses: [Int64] = []
   }
 
+  /// Where the processes keep the session.
+  enum Storage {
+    /// A ``FileTokenStorage`` directory.
+    case files
+    /// ``KeychainTokenStorage`` on a ``FileKeychainBackend`` (its items in files, shared by the
+    /// processes as a keychain access group is), with the refresh lock in a temporary directory
+    /// standing in for the App Group container, as `KeychainTokenStorage(appGroup:)` sets it up.
+    case keychain
+  }
+
+  /// The storage of the keychain case: items in `state`, the App Group container in `container`.
+  static func keychainStorage(state: URL, container: URL) throws -> KeychainTokenStorage {
+    KeychainTokenStorage(
+      accessGroup: "TEAMID.com.example.shared",
+      refreshLockDirectory: KeychainTokenStorage.refreshLockDirectory(inAppGroupContainer: container),
+      backend: try FileKeychainBackend(directory: state))
+  }
+
   /// Runs the workers for `rounds` expiry rounds; `beforeRound` may change the provider.
   static func run(
-    provider: TestProvider, rounds: Int, beforeRound: @Sendable (Int) async -> Void = { _ in }
+    provider: TestProvider, rounds: Int, storage kind: Storage = .files,
+    beforeRound: @Sendable (Int) async -> Void = { _ in }
   ) async throws -> (reports: [[RoundReport]], refreshes: [Int], stateDirectory: URL) {
     let root = temporaryDirectory()
     let state = root.appendingPathComponent("state"), control = root.appendingPathComponent("control")
+    let container = root.appendingPathComponent("app-group")
     try FileManager.default.createDirectory(at: control, withIntermediateDirectories: true)
-    let storage = try FileTokenStorage(directory: state)
+    try FileManager.default.createDirectory(at: container, withIntermediateDirectories: true)
+    let storage: any TokenStorageAdapter =
+      switch kind {
+      case .files: try FileTokenStorage(directory: state)
+      case .keychain: try keychainStorage(state: state, container: container)
+      }
     let redirect = TestClient.example.redirectURIs[0]
     let signIn = try Xid(
       configuration: XidConfiguration(
@@ -47,6 +72,11 @@ struct MultiProcessRefreshTests {
         provider.issuer.absoluteString, TestClient.example.id, redirect.absoluteString, state.path, control.path,
         String(index), String(tasksPerProcess), String(rounds),
       ]
+      if case .keychain = kind {
+        process.environment = ProcessInfo.processInfo.environment.merging([
+          "XID_WORKER_STORAGE": "keychain:" + container.path
+        ]) { $1 }
+      }
       try process.run()
       workers.append(process)
     }
@@ -110,6 +140,24 @@ struct MultiProcessRefreshTests {
         #expect(report.resourceStatuses == [200])
       }
     }
+  }
+
+  /// The App Group setup: the keychain's whole path, with real locks in a container folder that
+  /// nothing has created yet.
+  @Test func eightProcessesSharingAKeychainAndAnAppGroupRefreshExactlyOncePerExpiry() async throws {
+    let provider = try await Self.shortLivedProvider()
+    defer { Task { await provider.stopLoopback() } }
+    let (reports, refreshes, state) = try await Self.run(provider: provider, rounds: 2, storage: .keychain)
+    #expect(refreshes == [1, 1])
+    for round in reports {
+      for report in round {
+        #expect(report.errors.isEmpty, "errors: \(report.errors.prefix(3))")
+        #expect(report.distinctTokens == 1)
+        #expect(report.resourceStatuses == [200])
+      }
+    }
+    #expect(
+      try FileKeychainBackend(directory: state).storedAccounts().filter { $0.hasPrefix("xid.tokens.") }.count == 1)
   }
 
   @Test func aLostRefreshResponseKeepsTheSessionWhereTheProviderAllowsIt() async throws {

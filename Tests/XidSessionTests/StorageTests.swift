@@ -106,6 +106,17 @@ struct FileLockTests {
   }
 }
 
+struct FileLockFolderTests {
+  @Test func theLockFolderIsCreatedPrivateWhereTheLockIsTaken() async throws {
+    let container = temporaryDirectory()
+    try FileManager.default.createDirectory(at: container, withIntermediateDirectories: true)
+    let folder = container.appendingPathComponent("Xid", isDirectory: true)
+    let holder = try await FileLock(directory: folder, name: ".refresh.lock").acquire(timeout: .seconds(1))
+    holder.release()
+    #expect(permissions(folder.path) == 0o700)
+  }
+}
+
 /// A keychain that behaves like `SecItem*`, returning the real status codes.
 final class FakeKeychain: KeychainTokenStorage.Backend, @unchecked Sendable {
   private let lock = NSLock()

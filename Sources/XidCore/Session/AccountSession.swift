@@ -37,12 +37,15 @@ actor AccountSession {
   private var loaded = false
   private var inFlight: Task<TokenRecord, any Error>?
 
+  private let activity: (any BackgroundActivity)?
+
   init(
-    records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, expiryLeeway: TimeInterval,
-    logger: any XidLogger, now: @escaping @Sendable () -> Date, refresher: @escaping Refresher,
-    vault: RefreshTokenVault? = nil
+    records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, activity: (any BackgroundActivity)? = nil,
+    expiryLeeway: TimeInterval, logger: any XidLogger, now: @escaping @Sendable () -> Date,
+    refresher: @escaping Refresher, vault: RefreshTokenVault? = nil
   ) {
     self.records = records
+    self.activity = activity
     self.lock = lock
     self.lockTimeout = lockTimeout
     self.expiryLeeway = expiryLeeway

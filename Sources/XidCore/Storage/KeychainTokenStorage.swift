@@ -97,6 +97,12 @@ public struct KeychainTokenStorage: TokenStorageAdapter {
     self.backend = backend
   }
 
+  /// The directory of the refresh lock in an App Group container: its `Xid` folder, which Xid creates
+  /// (mode 0700) the first time it takes the lock.
+  public static func refreshLockDirectory(inAppGroupContainer container: URL) -> URL {
+    container.appendingPathComponent("Xid", isDirectory: true)
+  }
+
   private func item(_ account: String?) -> Item {
     Item(service: service, account: account, accessGroup: accessGroup, accessibility: accessibility)
   }

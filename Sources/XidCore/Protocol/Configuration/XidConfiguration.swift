@@ -59,6 +59,11 @@ public struct XidConfiguration: Sendable {
   public var presence = PresenceOptions()
   /// The provider's deviations from the standards that Xid accepts; none by default.
   public var providerQuirks: ProviderQuirks
+  /// The time the system grants for a refresh, a sign-in's save or a sign-out, during which Xid holds
+  /// the account's lock. `nil` uses the platform's: the `Xid` module fills in
+  /// `ProcessExpiringActivity` on iOS (safe in app extensions); an app may pass a
+  /// `BackgroundTaskActivity` built on `UIApplication.beginBackgroundTask`. Elsewhere, none.
+  public var backgroundActivity: (any BackgroundActivity)?
 
   /// Creates a configuration.
   ///
@@ -80,6 +85,8 @@ public struct XidConfiguration: Sendable {
   ///   - clock: the time source.
   ///   - userAgent: how the user signs in; `nil` for the platform's.
   ///   - providerQuirks: the provider's deviations from the standards to accept; none by default.
+  ///   - backgroundActivity: the time asked of the system while the account's lock is held; `nil`
+  ///     for the platform's.
   public init(
     issuer: URL, clientId: String, redirectUri: URL, scopes: [String] = ["openid", "profile", "email"],
     account: String = "default", postLogoutRedirectUri: URL? = nil, clientAuthentication: ClientAuthentication = .none,
@@ -87,7 +94,8 @@ public struct XidConfiguration: Sendable {
     expiryLeeway: Duration = .seconds(60), metadataLifetime: Duration = .seconds(3600),
     refreshLockTimeout: Duration = .seconds(10), transport: (any HTTPTransport)? = nil,
     logger: any XidLogger = defaultXidLogger(), clock: any XidClock = SystemClock(),
-    userAgent: (any AuthorizationUserAgent)? = nil, providerQuirks: ProviderQuirks = []
+    userAgent: (any AuthorizationUserAgent)? = nil, providerQuirks: ProviderQuirks = [],
+    backgroundActivity: (any BackgroundActivity)? = nil
   ) {
     self.issuer = issuer
     self.clientId = clientId
@@ -106,6 +114,7 @@ public struct XidConfiguration: Sendable {
     self.clock = clock
     self.userAgent = userAgent
     self.providerQuirks = providerQuirks
+    self.backgroundActivity = backgroundActivity
   }
 
   /// The issuer identifier as the string the provider's metadata, ID tokens and `iss` parameters must
