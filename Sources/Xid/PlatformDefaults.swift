@@ -22,6 +22,17 @@ enum PlatformDefaults {
     #endif
   }
 
+  /// The time asked of the system while Xid holds the account's lock: on iOS, tvOS, watchOS and
+  /// visionOS `ProcessInfo.performExpiringActivity` (safe in app extensions; an app may prefer
+  /// `BackgroundTaskActivity`); elsewhere none, since nothing suspends a process holding a lock.
+  static func backgroundActivity() -> (any BackgroundActivity)? {
+    #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+      ProcessExpiringActivity()
+    #else
+      nil
+    #endif
+  }
+
   /// The platform's default user agent for `redirectUri`:
   ///
   /// - iOS and visionOS (Mac Catalyst included): `WebAuthenticationSessionUserAgent`, the system's

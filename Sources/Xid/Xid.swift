@@ -108,6 +108,9 @@ public final class Xid: Sendable {
         throw XidError(.notConfigured, "Xid is not configured: call configure(options:) first")
       }
       if configuration.transport == nil { configuration.transport = PlatformDefaults.transport() }
+      if configuration.backgroundActivity == nil {
+        configuration.backgroundActivity = PlatformDefaults.backgroundActivity()
+      }
       let storage = try state.storage ?? PlatformDefaults.storage()
       configuration.presence = PlatformDefaults.presence(configuration.presence, storage: storage)
       let engine = try SessionEngine(configuration: configuration, storage: storage)

@@ -10,7 +10,7 @@
     ///   - service: the items' service, by default `"dev.xid.tokens"`.
     ///   - accessGroup: the full, team-prefixed keychain access group shared with the app's extensions.
     ///   - appGroup: the App Group identifier (`"group.com.example"`) whose container holds the refresh
-    ///     lock shared by the app and its extensions.
+    ///     lock shared by the app and its extensions, in its `Xid` folder (made when first needed).
     ///   - accessibility: when items can be read.
     public init(
       service: String = "dev.xid.tokens", accessGroup: String? = nil, appGroup: String? = nil,
@@ -21,7 +21,7 @@
       }
       self.init(
         service: service, accessGroup: accessGroup, accessibility: accessibility,
-        refreshLockDirectory: container?.appendingPathComponent("Xid", isDirectory: true),
+        refreshLockDirectory: container.map(KeychainTokenStorage.refreshLockDirectory(inAppGroupContainer:)),
         backend: SecItemBackend())
     }
   }

@@ -23,8 +23,7 @@ actor AccountSession {
   typealias Refresher = @Sendable (_ record: TokenRecord) async throws -> RefreshedTokens
 
   private let records: AccountRecordStore
-  private let lock: FileLock?
-  private let lockTimeout: Duration
+  private let lock: AccountLock
   private let refresher: Refresher
   private let logger: any XidLogger
   private let now: @Sendable () -> Date
@@ -37,17 +36,13 @@ actor AccountSession {
   private var loaded = false
   private var inFlight: Task<TokenRecord, any Error>?
 
-  private let activity: (any BackgroundActivity)?
-
   init(
     records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, activity: (any BackgroundActivity)? = nil,
     expiryLeeway: TimeInterval, logger: any XidLogger, now: @escaping @Sendable () -> Date,
     refresher: @escaping Refresher, vault: RefreshTokenVault? = nil
   ) {
     self.records = records
-    self.activity = activity
-    self.lock = lock
-    self.lockTimeout = lockTimeout
+    self.lock = AccountLock(file: lock, timeout: lockTimeout, activity: activity)
     self.expiryLeeway = expiryLeeway
     self.logger = logger
     self.now = now
@@ -82,7 +77,11 @@ actor AccountSession {
     }
     if !force && current.hasUsableAccessToken(at: now(), leeway: expiryLeeway) { return current }
     if let inFlight { return try await inFlight.value }
-    let task = Task { try await self.refreshUnderLock(seenVersion: current.version, force: force) }
+    let canceller = AccountCanceller()
+    let task = Task {
+      try await self.refreshUnderLock(seenVersion: current.version, force: force, canceller: canceller)
+    }
+    canceller.set { task.cancel() }
     inFlight = task
     defer { inFlight = nil }
     return try await task.value
@@ -111,13 +110,17 @@ actor AccountSession {
 
   // MARK: - Refresh
 
-  private func refreshUnderLock(seenVersion: Int64, force: Bool) async throws -> TokenRecord {
-    let holder = try await lock?.acquire(timeout: lockTimeout)
-    defer { holder?.release() }
-    return try await refresh(seenVersion: seenVersion, force: force)
+  /// Refreshes under the account's lock, inside a background activity: when the system ends its
+  /// time, `canceller` cancels the refresh, the lock is released, and nothing is saved.
+  private func refreshUnderLock(seenVersion: Int64, force: Bool, canceller: AccountCanceller) async throws
+    -> TokenRecord
+  {
+    try await lock.run("token refresh", canceller: canceller, isolation: self) { tenure in
+      try await refresh(seenVersion: seenVersion, force: force, tenure: tenure)
+    }
   }
 
-  private func refresh(seenVersion: Int64, force: Bool) async throws -> TokenRecord {
+  private func refresh(seenVersion: Int64, force: Bool, tenure: AccountTenure) async throws -> TokenRecord {
     // Another process may have refreshed (or signed out) while this one waited for the lock.
     let slot = try records.read()
     guard let stored = slot.record else {
@@ -147,7 +150,7 @@ actor AccountSession {
         return again
       }
       logger.log(.notice, category: "refresh", "the provider refused the refresh token (\(error.code)); signing out")
-      if let key = slot.key { try? records.delete(at: key) }
+      if let key = slot.key { try? tenure.commit { try records.delete(at: key) } }
       cached.set(nil)
       throw XidError(
         .sessionExpired, "the provider ended the session (\(error.reason)); sign the user in again",
@@ -163,7 +166,7 @@ actor AccountSession {
     next.idToken = tokens.idToken ?? stored.idToken
     next.scopes = tokens.scopes ?? stored.scopes
     next = try await sealedForStorage(next, newKey: false)
-    try records.save(next, at: slot.key)
+    try tenure.commit { try records.save(next, at: slot.key) }
     cached.set(next)
     logger.log(.info, category: "refresh", "refreshed tokens (version \(next.version))")
     return next

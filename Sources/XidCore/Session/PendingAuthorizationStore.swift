@@ -13,20 +13,15 @@ actor PendingAuthorizationStore {
   static let lifetime: TimeInterval = 15 * 60
 
   private let storage: any TokenStorageAdapter
-  private let lock: FileLock?
-  private let lockTimeout: Duration
+  private let lock: AccountLock
   private let logger: any XidLogger
   /// The storage key of the record.
   let key: String
 
-  init(
-    storage: any TokenStorageAdapter, accountKey: String, lock: FileLock?, lockTimeout: Duration,
-    logger: any XidLogger
-  ) {
+  init(storage: any TokenStorageAdapter, accountKey: String, lock: AccountLock, logger: any XidLogger) {
     self.storage = storage
     self.key = "xid.pending." + accountKey.replacingOccurrences(of: "xid.tokens.", with: "")
     self.lock = lock
-    self.lockTimeout = lockTimeout
     self.logger = logger
   }
 
@@ -67,17 +62,17 @@ actor PendingAuthorizationStore {
 
   /// Reads, changes and writes the record under the account's lock; an empty record is deleted.
   private func change(_ body: (inout [PendingAuthorization]) -> Void) async throws {
-    let holder = try await lock?.acquire(timeout: lockTimeout)
-    defer { holder?.release() }
-    var entries = try read()
-    let before = entries.map(\.state)
-    body(&entries)
-    guard entries.map(\.state) != before else { return }
-    if entries.isEmpty {
-      try storage.delete(key: key)
-    } else {
-      let data = try JSONEncoder().encode(entries)
-      try storage.save(key: key, value: String(decoding: data, as: UTF8.self))
+    try await lock.run("sign-in record change", isolation: self) { tenure in
+      var entries = try read()
+      let before = entries.map(\.state)
+      body(&entries)
+      guard entries.map(\.state) != before else { return }
+      if entries.isEmpty {
+        try tenure.commit { try storage.delete(key: key) }
+      } else {
+        let text = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
+        try tenure.commit { try storage.save(key: key, value: text) }
+      }
     }
   }
 

@@ -45,13 +45,16 @@ public actor SessionEngine {
     // the pending sign-ins take it. A dot file, so that storage listings never take it for a key.
     let lock = storage.refreshLockDirectory.map { FileLock(directory: $0, name: "." + key + ".lock") }
     self.pending = PendingAuthorizationStore(
-      storage: storage, accountKey: key, lock: lock, lockTimeout: configuration.refreshLockTimeout,
+      storage: storage, accountKey: key,
+      lock: AccountLock(
+        file: lock, timeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity),
       logger: configuration.logger)
     let owner = RecordOwner(
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId, account: configuration.account)
     self.account = AccountSession(
       records: AccountRecordStore(storage: storage, owner: owner, logger: configuration.logger), lock: lock,
-      lockTimeout: configuration.refreshLockTimeout, expiryLeeway: configuration.expiryLeeway.timeInterval,
+      lockTimeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity,
+      expiryLeeway: configuration.expiryLeeway.timeInterval,
       logger: configuration.logger, now: { clock.now },
       refresher: { record in try await Self.refresh(record, with: client) }, vault: presence.vault)
   }

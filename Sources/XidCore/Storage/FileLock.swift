@@ -14,19 +14,28 @@ import Foundation
 public struct FileLock: Sendable {
   /// The lock file.
   public let path: String
+  /// The folder of the lock file.
+  private let directory: String
 
-  /// A lock on the file `name` in `directory` (created with mode 0600 when missing).
+  /// A lock on the file `name` in `directory`. The file (mode 0600), and the folder (mode 0700) when it
+  /// does not exist yet, such as the `Xid` folder of an App Group container, are created when the
+  /// lock is first taken.
   public init(directory: URL, name: String) {
     path = directory.appendingPathComponent(name).path
+    self.directory = directory.path
   }
 
   /// Takes the lock, waiting for another holder for at most `timeout`. Release it with
   /// ``Holder/release()`` (closing the holder's descriptor also releases it).
   ///
   /// - Throws: ``XidError/Code/lockTimeout`` when the lock stays taken for `timeout`, and
-  ///   ``XidError/Code/storageFailure`` when the lock file cannot be opened.
+  ///   ``XidError/Code/storageFailure`` when the lock file cannot be opened (or its folder made).
   public func acquire(timeout: Duration = .seconds(10)) async throws -> Holder {
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    if fd < 0 && errno == ENOENT {
+      try makeFolder()
+      fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    }
     guard fd >= 0 else { throw FileTokenStorage.failure("open the lock file", path) }
     let holder = Holder(descriptor: fd)
     let clock = ContinuousClock()
@@ -51,6 +60,17 @@ public struct FileLock: Sendable {
       pause = min(pause * 2, .milliseconds(20))
     }
     return holder
+  }
+
+  /// Creates the lock's folder, private to the user (another process may create it at the same time).
+  private func makeFolder() throws {
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw XidError(
+        .storageFailure, "cannot create the folder of the lock file \(path): \(error.localizedDescription)")
+    }
   }
 
   /// A held lock: the open lock file. Releasing is idempotent.
