@@ -4,6 +4,8 @@ import Xid
 import XidTestSupport
 import XidTesting
 
+@testable import XidCore
+
 /// Eight processes, each with 200 concurrent tasks, share one account's FileTokenStorage and refresh
 /// against the test provider over loopback, with rotating refresh tokens and short-lived access
 /// tokens: exactly one refresh per expiry, no sign-out, and every caller gets a valid token.
@@ -39,10 +41,12 @@ struct MultiProcessRefreshTests {
       backend: try FileKeychainBackend(directory: state))
   }
 
-  /// Runs the workers for `rounds` expiry rounds; `beforeRound` may change the provider.
+  /// Runs the workers for `rounds` expiry rounds; `beforeRound` may change the provider, and
+  /// `duringRound` acts, with this process's own `Xid` over the same storage, while the workers run.
   static func run(
     provider: TestProvider, rounds: Int, storage kind: Storage = .files,
-    beforeRound: @Sendable (Int) async -> Void = { _ in }
+    prepare: @Sendable (Xid) async throws -> Void = { _ in }, beforeRound: @Sendable (Int) async -> Void = { _ in },
+    duringRound: @Sendable (_ round: Int, _ xid: Xid) async throws -> Void = { _, _ in }
   ) async throws -> (reports: [[RoundReport]], refreshes: [Int], stateDirectory: URL) {
     let root = temporaryDirectory()
     let state = root.appendingPathComponent("state"), control = root.appendingPathComponent("control")
@@ -62,6 +66,7 @@ struct MultiProcessRefreshTests {
       storage: storage)
     provider.clock.set(to: Date())
     try await signIn.signIn()
+    try await prepare(signIn)
 
     var workers: [Process] = []
     defer { for worker in workers where worker.isRunning { worker.terminate() } }
@@ -91,6 +96,7 @@ struct MultiProcessRefreshTests {
       await beforeRound(round)
       let before = await provider.counters.refreshes
       try Data().write(to: control.appendingPathComponent("go-\(round)"))
+      try await duringRound(round, signIn)
       try await waitForFiles(in: control, prefix: "done-\(round)-", count: processes)
       refreshes.append(await provider.counters.refreshes - before)
       reports.append(
@@ -160,12 +166,70 @@ struct MultiProcessRefreshTests {
       try FileKeychainBackend(directory: state).storedAccounts().filter { $0.hasPrefix("xid.tokens.") }.count == 1)
   }
 
+  /// Holds the first refresh of round 1 at the provider and, once it arrived, runs `action` in this
+  /// process.
+  static func whileTheirRefreshIsHeld(
+    _ provider: TestProvider, _ action: @escaping @Sendable (Xid) async throws -> Void
+  ) -> (beforeRound: @Sendable (Int) async -> Void, duringRound: @Sendable (Int, Xid) async throws -> Void) {
+    let before = LockedValue(0)
+    return (
+      { round in
+        guard round == 1 else { return }
+        before.set(await provider.counters.refreshes)
+        await provider.injectFault(.delay(.milliseconds(300)), at: .token, times: 1)
+      },
+      { round, xid in
+        guard round == 1 else { return }
+        try await BackgroundActivityTests.eventually { await provider.counters.refreshes > before.get() }
+        try await action(xid)
+      }
+    )
+  }
+
+  @Test func aSignOutInAnotherProcessDuringTheirRefreshIsNeverUndone() async throws {
+    let provider = try await Self.shortLivedProvider()
+    defer { Task { await provider.stopLoopback() } }
+    let hooks = Self.whileTheirRefreshIsHeld(provider) { xid in try await xid.signOut() }
+    let (reports, _, state) = try await Self.run(
+      provider: provider, rounds: 2, beforeRound: hooks.beforeRound, duringRound: hooks.duringRound)
+    #expect(Set(reports[0].flatMap(\.errors)).isSubset(of: ["signInRequired"]))
+    // No session comes back: the next expiry finds nobody signed in, in every process.
+    #expect(reports[1].allSatisfy { $0.distinctTokens == 0 && Set($0.errors) == ["signInRequired"] })
+    #expect(try FileTokenStorage(directory: state).keys(withPrefix: "xid.tokens.").isEmpty)
+  }
+
+  @Test func aNewSignInInAnotherProcessDuringTheirRefreshIsNeverOverwritten() async throws {
+    let provider = try await Self.shortLivedProvider()
+    defer { Task { await provider.stopLoopback() } }
+    // The sign-in started before their refresh (its pending record is saved); it completes meanwhile.
+    let started = LockedValue<URL?>(nil)
+    let hooks = Self.whileTheirRefreshIsHeld(provider) { xid in
+      await provider.endUserSession()
+      await provider.setUser(TestUser(subject: "bob"))
+      let callback = try await provider.browser.redirect(from: try #require(started.get()))
+      let session = try await xid.handleRedirect(url: callback)
+      #expect(session.subject == "bob")
+    }
+    let (reports, _, state) = try await Self.run(
+      provider: provider, rounds: 2, prepare: { started.set(try await $0.authorizationURL()) },
+      beforeRound: hooks.beforeRound, duringRound: hooks.duringRound)
+    #expect(reports[1].allSatisfy { $0.errors.isEmpty && $0.resourceStatuses == [200] })
+    let relaunched = try Xid(
+      configuration: XidConfiguration(
+        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
+        transport: provider.transport, logger: DiscardingLogger()),
+      storage: try FileTokenStorage(directory: state))
+    #expect(try await relaunched.getSession()?.subject == "bob")
+  }
+
   @Test func aLostRefreshResponseKeepsTheSessionWhereTheProviderAllowsIt() async throws {
     let provider = try await Self.shortLivedProvider(rotating: false)
     defer { Task { await provider.stopLoopback() } }
-    let (reports, _, state) = try await Self.run(provider: provider, rounds: 3) { round in
-      if round == 2 { await provider.injectFault(.dropResponse, at: .token, times: 1) }
-    }
+    let (reports, _, state) = try await Self.run(
+      provider: provider, rounds: 3,
+      beforeRound: { round in
+        if round == 2 { await provider.injectFault(.dropResponse, at: .token, times: 1) }
+      })
     // The lost response costs the tasks of the process that sent it a network error, nothing more.
     let errors = reports.flatMap { $0.flatMap(\.errors) }
     #expect(Set(errors).isSubset(of: ["networkFailure"]))
@@ -176,9 +240,11 @@ struct MultiProcessRefreshTests {
   @Test func aLostRotatedRefreshEndsWithSessionExpiredNeverACorruptRecord() async throws {
     let provider = try await Self.shortLivedProvider(rotating: true)
     defer { Task { await provider.stopLoopback() } }
-    let (reports, _, state) = try await Self.run(provider: provider, rounds: 2) { round in
-      if round == 2 { await provider.injectFault(.dropResponse, at: .token, times: 1) }
-    }
+    let (reports, _, state) = try await Self.run(
+      provider: provider, rounds: 2,
+      beforeRound: { round in
+        if round == 2 { await provider.injectFault(.dropResponse, at: .token, times: 1) }
+      })
     #expect(reports[0].allSatisfy { $0.errors.isEmpty })
     let errors = Set(reports[1].flatMap(\.errors))
     #expect(errors.contains("sessionExpired"))

@@ -39,7 +39,8 @@ actor AccountSession {
   init(
     records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, activity: (any BackgroundActivity)? = nil,
     expiryLeeway: TimeInterval, logger: any XidLogger, now: @escaping @Sendable () -> Date,
-    refresher: @escaping Refresher, vault: RefreshTokenVault? = nil
+    refresher: @escaping Refresher, revoker: @escaping @Sendable (_ refreshToken: String) async -> Void = { _ in },
+    vault: RefreshTokenVault? = nil
   ) {
     self.records = records
     self.lock = AccountLock(file: lock, timeout: lockTimeout, activity: activity)
