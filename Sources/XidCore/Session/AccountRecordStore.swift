@@ -56,21 +56,27 @@ struct AccountRecordStore: Sendable {
   /// An unreadable record is removed (it holds no session anyone can use); a record of a format this
   /// version cannot read is left alone and reported, unless it names another configuration.
   ///
+  /// - Parameter replacingUnreadable: for a save that replaces the record whatever it holds (a
+  ///   sign-in): a record of this configuration that this version cannot read counts as a free slot.
   /// - Throws: ``XidError/Code/unsupportedRecordFormat``, and storage errors.
-  func read() throws -> Slot {
+  func read(replacingUnreadable: Bool = false) throws -> Slot {
+    func unreadable(_ error: XidError, at key: String) throws -> Slot {
+      guard replacingUnreadable else { throw error }
+      return Slot(record: nil, key: key)
+    }
     switch try inspect(primaryKey) {
     case .ours(let record): return Slot(record: record, key: primaryKey)
-    case .oursUnreadable(let error): throw error
+    case .oursUnreadable(let error): return try unreadable(error, at: primaryKey)
     case .free:
       switch try inspect(overflowKey) {
       case .ours(let record): return Slot(record: record, key: overflowKey)
-      case .oursUnreadable(let error): throw error
+      case .oursUnreadable(let error): return try unreadable(error, at: overflowKey)
       case .free, .foreign: return Slot(record: nil, key: primaryKey)
       }
     case .foreign:
       switch try inspect(overflowKey) {
       case .ours(let record): return Slot(record: record, key: overflowKey)
-      case .oursUnreadable(let error): throw error
+      case .oursUnreadable(let error): return try unreadable(error, at: overflowKey)
       case .free: return Slot(record: nil, key: overflowKey)
       case .foreign: return Slot(record: nil, key: nil)
       }
@@ -113,7 +119,8 @@ struct AccountRecordStore: Sendable {
   }
 
   /// Deletes the record under `key` (from ``read()``, where this configuration's record was found).
-  func delete(at key: String) throws {
+  func delete(at key: String?) throws {
+    guard let key else { return }
     try storage.delete(key: key)
   }
 

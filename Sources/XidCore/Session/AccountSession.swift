@@ -17,23 +17,28 @@ struct RefreshedTokens: Sendable {
 /// - Across processes (an app and its extensions, several command-line processes), a file lock is held
 ///   around read–refresh–save, and the record is read again once the lock is held: if another process
 ///   refreshed meanwhile, its tokens are used and no second refresh is made.
-/// - A refused refresh (`invalid_grant` and the like) ends the session only when the stored refresh
-///   token is still the one that failed; network failures and server errors keep it.
+/// - A refused refresh (`invalid_grant`) ends the session only when the stored refresh token is still
+///   the one that failed; network failures and server errors keep it.
+/// - Storing (a sign-in) and removing (a sign-out) take the same lock. After the network call, a refresh
+///   reads the record again and saves nothing if it was removed or replaced meanwhile (here, or in a
+///   process sharing the storage without a lock): a sign-out is never undone and a new sign-in never
+///   overwritten. The refresh token it drops is revoked, best effort.
 actor AccountSession {
   typealias Refresher = @Sendable (_ record: TokenRecord) async throws -> RefreshedTokens
 
-  private let records: AccountRecordStore
-  private let lock: AccountLock
-  private let refresher: Refresher
-  private let logger: any XidLogger
-  private let now: @Sendable () -> Date
+  let records: AccountRecordStore
+  let lock: AccountLock
+  let refresher: Refresher
+  let revoker: @Sendable (_ refreshToken: String) async -> Void
+  let logger: any XidLogger
+  let now: @Sendable () -> Date
   let expiryLeeway: TimeInterval
   /// Seals the refresh token when its protection is configured (``PresenceOptions/refreshTokenProtection``).
   let vault: RefreshTokenVault?
 
   /// The latest record this process knows, for the synchronous fast path; `nil` until loaded.
   nonisolated let cached = LockedValue<TokenRecord?>(nil)
-  private var loaded = false
+  var loaded = false
   private var inFlight: Task<TokenRecord, any Error>?
 
   init(
@@ -49,6 +54,7 @@ actor AccountSession {
     self.now = now
     self.refresher = refresher
     self.vault = vault
+    self.revoker = revoker
   }
 
   /// The access token if the in-memory record has one that is still usable: no actor hop, no I/O.
@@ -88,89 +94,34 @@ actor AccountSession {
     return try await task.value
   }
 
-  /// Saves a record from a sign-in, replacing this configuration's previous one.
+  /// Saves a record from a sign-in, replacing this configuration's previous one (also one of a
+  /// format this version cannot read), under the account's lock. With a vault, the refresh token is
+  /// sealed first.
   func store(_ record: TokenRecord) async throws {
-    var record = try await sealedForStorage(record, newKey: true)
-    let slot = try records.read()
-    record.version = max(record.version, (slot.record?.version ?? cached.get()?.version ?? 0) + 1)
-    try records.save(record, at: slot.key)
-    cached.set(record)
-    loaded = true
+    let sealed = try await sealedForStorage(record, newKey: true)
+    try await lock.run("sign-in", isolation: self) { tenure in
+      var record = sealed
+      let slot = try records.read(replacingUnreadable: true)
+      record.version = max(record.version, (slot.record?.version ?? 0) + 1)
+      try tenure.commit { try records.save(record, at: slot.key) }
+      cached.set(record)
+      loaded = true
+    }
   }
 
-  /// Deletes this configuration's record (sign-out), also one of a format this version cannot read:
-  /// memory first, then storage.
+  /// Deletes this configuration's record (sign-out), also one of a format this version cannot read,
+  /// under the account's lock: a refresh under way, here or in another process, finishes first, and
+  /// the record deleted is the newest.
   ///
   /// - Returns: the record deleted, when it could be read.
   @discardableResult
-  func remove() throws -> TokenRecord? {
-    cached.set(nil)
-    loaded = true
-    return try records.deleteOwn()
-  }
-
-  // MARK: - Refresh
-
-  /// Refreshes under the account's lock, inside a background activity: when the system ends its
-  /// time, `canceller` cancels the refresh, the lock is released, and nothing is saved.
-  private func refreshUnderLock(seenVersion: Int64, force: Bool, canceller: AccountCanceller) async throws
-    -> TokenRecord
-  {
-    try await lock.run("token refresh", canceller: canceller, isolation: self) { tenure in
-      try await refresh(seenVersion: seenVersion, force: force, tenure: tenure)
-    }
-  }
-
-  private func refresh(seenVersion: Int64, force: Bool, tenure: AccountTenure) async throws -> TokenRecord {
-    // Another process may have refreshed (or signed out) while this one waited for the lock.
-    let slot = try records.read()
-    guard let stored = slot.record else {
+  func remove() async throws -> TokenRecord? {
+    try await lock.run("sign-out", isolation: self) { tenure in
+      let removed = try tenure.commit { try records.deleteOwn() }
       cached.set(nil)
-      throw XidError(.signInRequired, "the user signed out in another process; call signIn()")
+      loaded = true
+      return removed
     }
-    let usable = stored.hasUsableAccessToken(at: now(), leeway: expiryLeeway)
-    if usable && (!force || stored.version > seenVersion) {
-      logger.log(.debug, category: "refresh", "using tokens another process refreshed (version \(stored.version))")
-      cached.set(stored)
-      return stored
-    }
-    guard let refreshToken = stored.storedRefreshCredential else {
-      throw XidError(
-        .signInRequired, "the access token expired and the provider issued no refresh token; call signIn()")
-    }
-    let opened = try await openedForRefresh(stored)
-    let tokens: RefreshedTokens
-    do {
-      tokens = try await refresher(opened)
-    } catch let error as XidError where error.endsSession {
-      // The provider refused this refresh token. If another process rotated it meanwhile, its newer
-      // tokens are good; only when the stored one is still the refused one is the session over.
-      if let again = try records.read().record, again.storedRefreshCredential != refreshToken {
-        logger.log(.notice, category: "refresh", "refresh refused, but another process had already rotated the token")
-        cached.set(again)
-        return again
-      }
-      logger.log(.notice, category: "refresh", "the provider refused the refresh token (\(error.code)); signing out")
-      if let key = slot.key { try? tenure.commit { try records.delete(at: key) } }
-      cached.set(nil)
-      throw XidError(
-        .sessionExpired, "the provider ended the session (\(error.reason)); sign the user in again",
-        httpStatus: error.httpStatus, oauthError: error.oauthError)
-    }
-    var next = stored
-    next.version = stored.version + 1
-    next.accessToken = tokens.accessToken
-    next.tokenType = tokens.tokenType
-    next.expiresAt = tokens.expiresIn.map { now().addingTimeInterval($0) }
-    next.refreshToken = tokens.refreshToken ?? opened.refreshToken
-    next.sealedRefreshToken = nil
-    next.idToken = tokens.idToken ?? stored.idToken
-    next.scopes = tokens.scopes ?? stored.scopes
-    next = try await sealedForStorage(next, newKey: false)
-    try tenure.commit { try records.save(next, at: slot.key) }
-    cached.set(next)
-    logger.log(.info, category: "refresh", "refreshed tokens (version \(next.version))")
-    return next
   }
 }
 

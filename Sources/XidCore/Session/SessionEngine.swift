@@ -56,7 +56,9 @@ public actor SessionEngine {
       lockTimeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity,
       expiryLeeway: configuration.expiryLeeway.timeInterval,
       logger: configuration.logger, now: { clock.now },
-      refresher: { record in try await Self.refresh(record, with: client) }, vault: presence.vault)
+      refresher: { record in try await Self.refresh(record, with: client) },
+      revoker: { refreshToken in await Self.revokeDropped(refreshToken, with: client, logger: configuration.logger) },
+      vault: presence.vault)
   }
 
   private var logger: any XidLogger { configuration.logger }
@@ -133,7 +135,7 @@ public actor SessionEngine {
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: result.idToken.compact, scopes: tokens.scope ?? matched.scopes,
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
-      account: configuration.account)
+      account: configuration.account, signInID: try TokenRecord.newSignInID())
     try await account.store(record)
     presence.didSignIn()
     logger.log(.info, category: "sign-in", "signed in")
@@ -155,7 +157,7 @@ public actor SessionEngine {
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: result.idToken?.compact ?? tokens.idToken,
       scopes: tokens.scope ?? authorization.scopes, issuer: configuration.issuerIdentifier,
-      clientId: configuration.clientId, account: configuration.account)
+      clientId: configuration.clientId, account: configuration.account, signInID: try TokenRecord.newSignInID())
     try await account.store(record)
     presence.didSignIn()
     logger.log(.info, category: "sign-in", "signed in with a device code")
@@ -251,6 +253,18 @@ public actor SessionEngine {
   }
 
   // MARK: - Refresh
+
+  /// Revokes a refresh token that a refresh dropped (the session was signed out or replaced while it
+  /// ran), best effort.
+  private static func revokeDropped(_ refreshToken: String, with client: OpenIDClient, logger: any XidLogger) async {
+    do {
+      try await client.revoke(refreshToken, hint: .refreshToken)
+    } catch let error as XidError {
+      logger.log(.notice, category: "refresh", "the provider did not revoke a dropped refresh token: \(error.code)")
+    } catch {
+      logger.log(.notice, category: "refresh", "the provider did not revoke a dropped refresh token")
+    }
+  }
 
   private static func refresh(_ record: TokenRecord, with client: OpenIDClient) async throws -> RefreshedTokens {
     guard let refreshToken = record.refreshToken else {

@@ -24,6 +24,9 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   var issuer: String
   var clientId: String
   var account: String
+  /// Random, made at sign-in: tells this sign-in's record from another one's, even when both have the
+  /// same version. Optional: records of earlier versions have none.
+  var signInID: String?
 
   /// The configuration the record belongs to.
   var owner: RecordOwner { RecordOwner(issuer: issuer, clientId: clientId, account: account) }
@@ -85,6 +88,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     if let refreshToken { members["refresh_token"] = .string(refreshToken) }
     if let sealedRefreshToken { members["sealed_refresh_token"] = .string(sealedRefreshToken) }
     if let idToken { members["id_token"] = .string(idToken) }
+    if let signInID { members["sign_in_id"] = .string(signInID) }
     return JSONValue.object(members).serialized()
   }
 
@@ -125,11 +129,12 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     sealedRefreshToken = members["sealed_refresh_token"]?.stringValue
     idToken = members["id_token"]?.stringValue
     scopes = members["scope"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    signInID = members["sign_in_id"]?.stringValue
   }
 
   init(
     version: Int64, accessToken: String, tokenType: String, expiresAt: Date?, refreshToken: String?,
-    idToken: String?, scopes: [String], issuer: String, clientId: String, account: String
+    idToken: String?, scopes: [String], issuer: String, clientId: String, account: String, signInID: String? = nil
   ) {
     self.version = version
     self.accessToken = accessToken
@@ -141,7 +146,11 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     self.issuer = issuer
     self.clientId = clientId
     self.account = account
+    self.signInID = signInID
   }
+
+  /// A new random ``signInID``.
+  static func newSignInID() throws -> String { Base64URL.encode(try XidCrypto.randomBytes(count: 16)) }
 
   /// Never shows a token.
   var description: String {

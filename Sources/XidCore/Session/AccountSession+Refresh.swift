@@ -1,0 +1,144 @@
+import Foundation
+
+extension AccountSession {
+  /// Refreshes under the account's lock, inside a background activity: when the system ends its
+  /// time, `canceller` cancels the refresh, the lock is released, and nothing is saved. A refresh
+  /// token the refresh drops is revoked once the lock is released.
+  func refreshUnderLock(seenVersion: Int64, force: Bool, canceller: AccountCanceller) async throws -> TokenRecord {
+    var dropped: String?
+    do {
+      let record = try await lock.run("token refresh", canceller: canceller, isolation: self) { tenure in
+        try await refresh(seenVersion: seenVersion, force: force, tenure: tenure) { dropped = $0 }
+      }
+      await revokeDropped(dropped)
+      return record
+    } catch {
+      await revokeDropped(dropped)
+      throw error
+    }
+  }
+
+  /// One refresh, with the lock held. `drop` is told a refresh token this refresh leaves unused.
+  ///
+  /// - Parameter attempts: how many more times the record may be found replaced by one with an
+  ///   expired token, and refreshed in its turn.
+  private func refresh(
+    seenVersion: Int64, force: Bool, tenure: AccountTenure, attempts: Int = 2, drop: (String) -> Void
+  ) async throws -> TokenRecord {
+    // Another process may have refreshed (or signed out) while this one waited for the lock.
+    guard let stored = try records.read().record else {
+      cached.set(nil)
+      throw XidError(.signInRequired, "the user signed out in another process; call signIn()")
+    }
+    let usable = stored.hasUsableAccessToken(at: now(), leeway: expiryLeeway)
+    if usable && (!force || stored.version > seenVersion) {
+      logger.log(.debug, category: "refresh", "using tokens another process refreshed (version \(stored.version))")
+      cached.set(stored)
+      return stored
+    }
+    guard let refreshToken = stored.storedRefreshCredential else {
+      throw XidError(
+        .signInRequired, "the access token expired and the provider issued no refresh token; call signIn()")
+    }
+    // A sealed refresh token is opened (the user may be asked); `refreshToken` stays the stored form.
+    let opened = try await openedForRefresh(stored)
+    let tokens: RefreshedTokens
+    do {
+      tokens = try await refresher(opened)
+    } catch let error as XidError where error.endsSession {
+      return try await refused(error, refreshToken: refreshToken, tenure: tenure, attempts: attempts, drop: drop)
+    }
+    try tenure.check()
+
+    // The record may have been removed or replaced while the request was out: by a sign-out or a
+    // sign-in in this process, or by a process that shares the storage without a lock.
+    let slot = try records.read()
+    guard let latest = slot.record, latest.isSameSave(as: stored) else {
+      if let issued = tokens.refreshToken {
+        drop(issued)  // issued to this refresh alone
+      } else if slot.record?.signInID != stored.signInID || slot.record == nil, let old = opened.refreshToken {
+        drop(old)  // not rotated: still the token of a session that is gone
+      }
+      logger.log(
+        .notice, category: "refresh",
+        slot.record == nil
+          ? "the user signed out during the refresh; its tokens were dropped"
+          : "the session was replaced during the refresh; its tokens were dropped")
+      return try await superseded(by: slot.record, force: force, tenure: tenure, attempts: attempts, drop: drop)
+    }
+    let next = try await sealedForStorage(opened.refreshed(with: tokens, at: now()), newKey: false)
+    try tenure.commit { try records.save(next, at: slot.key) }
+    cached.set(next)
+    logger.log(.info, category: "refresh", "refreshed tokens (version \(next.version))")
+    return next
+  }
+
+  /// The provider refused the refresh token. If another process rotated it meanwhile, or a new
+  /// sign-in replaced the session, the newer tokens are good; only when the stored one is still the
+  /// refused one is the session over.
+  private func refused(
+    _ error: XidError, refreshToken: String, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
+  ) async throws -> TokenRecord {
+    let slot = try records.read()
+    if let latest = slot.record, latest.storedRefreshCredential != refreshToken {
+      logger.log(.notice, category: "refresh", "refresh refused, but the stored refresh token had changed meanwhile")
+      return try await superseded(by: latest, force: false, tenure: tenure, attempts: attempts, drop: drop)
+    }
+    if slot.record != nil {
+      logger.log(.notice, category: "refresh", "the provider refused the refresh token (\(error.code)); signing out")
+      try tenure.commit { try records.delete(at: slot.key) }
+    }
+    cached.set(nil)
+    throw XidError(
+      .sessionExpired, "the provider ended the session (\(error.reason)); sign the user in again",
+      httpStatus: error.httpStatus, oauthError: error.oauthError)
+  }
+
+  /// The record this refresh started from was removed (`latest` is `nil`) or replaced: nothing of the
+  /// refresh is saved; the newer record is used, refreshed in its turn when its token has expired.
+  private func superseded(
+    by latest: TokenRecord?, force: Bool, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
+  ) async throws -> TokenRecord {
+    guard let latest else {
+      cached.set(nil)
+      throw XidError(.signInRequired, "the user signed out while the tokens were being refreshed; call signIn()")
+    }
+    cached.set(latest)
+    if latest.hasUsableAccessToken(at: now(), leeway: expiryLeeway) { return latest }
+    guard attempts > 1 else {
+      throw XidError(
+        .storageFailure, "the stored session kept changing while it was being refreshed; nothing was lost, try again")
+    }
+    return try await refresh(
+      seenVersion: latest.version, force: force, tenure: tenure, attempts: attempts - 1, drop: drop)
+  }
+
+  /// Revokes a refresh token a refresh left unused, best effort: no one will ever send it.
+  private func revokeDropped(_ token: String?) async {
+    guard let token else { return }
+    await revoker(token)
+  }
+}
+
+extension TokenRecord {
+  /// Whether `other` is the same save of the same sign-in: a record another writer replaced, even
+  /// with the same version (released versions of Xid save every sign-in as version 1), is not.
+  func isSameSave(as other: TokenRecord) -> Bool {
+    version == other.version && signInID == other.signInID
+      && storedRefreshCredential == other.storedRefreshCredential && accessToken == other.accessToken
+  }
+
+  /// This record (with its refresh token opened) after a refresh that returned `tokens` at `now`.
+  func refreshed(with tokens: RefreshedTokens, at now: Date) -> TokenRecord {
+    var next = self
+    next.version = version + 1
+    next.accessToken = tokens.accessToken
+    next.tokenType = tokens.tokenType
+    next.expiresAt = tokens.expiresIn.map { now.addingTimeInterval($0) }
+    next.refreshToken = tokens.refreshToken ?? refreshToken
+    next.sealedRefreshToken = nil
+    next.idToken = tokens.idToken ?? idToken
+    next.scopes = tokens.scopes ?? scopes
+    return next
+  }
+}
