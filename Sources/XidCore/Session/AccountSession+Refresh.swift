@@ -139,6 +139,10 @@ extension TokenRecord {
     next.sealedRefreshToken = nil
     next.idToken = tokens.idToken ?? idToken
     next.scopes = tokens.scopes ?? scopes
+    if pinnedIssuer == nil || pinnedSubject == nil, let identity = tokens.identity {
+      next.pinnedIssuer = identity.issuer
+      next.pinnedSubject = identity.subject
+    }
     return next
   }
 }

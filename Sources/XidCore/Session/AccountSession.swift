@@ -8,6 +8,8 @@ struct RefreshedTokens: Sendable {
   var refreshToken: String?
   var idToken: String?
   var scopes: [String]?
+  /// The `iss` and `sub` of ``idToken``, pinned in a record that has none yet.
+  var identity: (issuer: String, subject: String)? = nil
 }
 
 /// One account's tokens in this process: the stored record, its in-memory copy for the fast path, and

@@ -135,7 +135,8 @@ public actor SessionEngine {
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: result.idToken.compact, scopes: tokens.scope ?? matched.scopes,
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
-      account: configuration.account, signInID: try TokenRecord.newSignInID())
+      account: configuration.account, signInID: try TokenRecord.newSignInID(), pinnedIssuer: result.idToken.issuer,
+      pinnedSubject: result.idToken.subject)
     try await account.store(record)
     presence.didSignIn()
     logger.log(.info, category: "sign-in", "signed in")
@@ -157,7 +158,8 @@ public actor SessionEngine {
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: result.idToken?.compact ?? tokens.idToken,
       scopes: tokens.scope ?? authorization.scopes, issuer: configuration.issuerIdentifier,
-      clientId: configuration.clientId, account: configuration.account, signInID: try TokenRecord.newSignInID())
+      clientId: configuration.clientId, account: configuration.account, signInID: try TokenRecord.newSignInID(),
+      pinnedIssuer: result.idToken?.issuer, pinnedSubject: result.idToken?.subject)
     try await account.store(record)
     presence.didSignIn()
     logger.log(.info, category: "sign-in", "signed in with a device code")
@@ -270,10 +272,9 @@ public actor SessionEngine {
     guard let refreshToken = record.refreshToken else {
       throw XidError(.signInRequired, "the session has no refresh token")
     }
-    let original = record.idToken.flatMap { try? IDToken(restoring: $0) }
-    let result: TokenResult
+    let tokens: TokenResponse
     do {
-      result = try await client.refresh(refreshToken: refreshToken, originalIDToken: original)
+      tokens = try await client.refreshTokens(refreshToken: refreshToken)
     } catch let error as XidError where error.isInvalidGrant {
       throw XidError(.refreshRefused, error.reason, httpStatus: error.httpStatus, oauthError: error.oauthError)
     } catch let error as XidError where error.code == .tokenRequestFailed {
@@ -281,10 +282,17 @@ public actor SessionEngine {
         error.code, error.reason + "; the session is kept (only an OAuth invalid_grant ends it)",
         httpStatus: error.httpStatus, oauthError: error.oauthError)
     }
-    let tokens = result.tokens
-    return RefreshedTokens(
+    var refreshed = RefreshedTokens(
       accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn?.timeInterval,
-      refreshToken: tokens.refreshToken, idToken: result.idToken?.compact, scopes: tokens.scope)
+      refreshToken: tokens.refreshToken, idToken: nil, scopes: tokens.scope)
+    if let idToken = tokens.idToken,
+      let validated = try await RefreshIdentity(record: record).check(
+        idToken, accessToken: tokens.accessToken, client: client, logger: client.configuration.logger)
+    {
+      refreshed.idToken = validated.compact
+      refreshed.identity = (validated.issuer, validated.subject)
+    }
+    return refreshed
   }
 }
 

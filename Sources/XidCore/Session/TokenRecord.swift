@@ -27,6 +27,11 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   /// Random, made at sign-in: tells this sign-in's record from another one's, even when both have the
   /// same version. Optional: records of earlier versions have none.
   var signInID: String?
+  /// The `iss` of the first ID token the session saw (at sign-in, or at the first refresh of a session
+  /// that had none): refresh-time ID tokens must have it even when ``idToken`` cannot be read.
+  var pinnedIssuer: String?
+  /// The `sub` of the first ID token the session saw, pinned with ``pinnedIssuer``.
+  var pinnedSubject: String?
 
   /// The configuration the record belongs to.
   var owner: RecordOwner { RecordOwner(issuer: issuer, clientId: clientId, account: account) }
@@ -89,6 +94,8 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     if let sealedRefreshToken { members["sealed_refresh_token"] = .string(sealedRefreshToken) }
     if let idToken { members["id_token"] = .string(idToken) }
     if let signInID { members["sign_in_id"] = .string(signInID) }
+    if let pinnedIssuer { members["pinned_iss"] = .string(pinnedIssuer) }
+    if let pinnedSubject { members["pinned_sub"] = .string(pinnedSubject) }
     return JSONValue.object(members).serialized()
   }
 
@@ -130,11 +137,14 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     idToken = members["id_token"]?.stringValue
     scopes = members["scope"]?.arrayValue?.compactMap(\.stringValue) ?? []
     signInID = members["sign_in_id"]?.stringValue
+    pinnedIssuer = members["pinned_iss"]?.stringValue
+    pinnedSubject = members["pinned_sub"]?.stringValue
   }
 
   init(
     version: Int64, accessToken: String, tokenType: String, expiresAt: Date?, refreshToken: String?,
-    idToken: String?, scopes: [String], issuer: String, clientId: String, account: String, signInID: String? = nil
+    idToken: String?, scopes: [String], issuer: String, clientId: String, account: String, signInID: String? = nil,
+    pinnedIssuer: String? = nil, pinnedSubject: String? = nil
   ) {
     self.version = version
     self.accessToken = accessToken
@@ -147,6 +157,8 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     self.clientId = clientId
     self.account = account
     self.signInID = signInID
+    self.pinnedIssuer = pinnedIssuer
+    self.pinnedSubject = pinnedSubject
   }
 
   /// A new random ``signInID``.

@@ -26,7 +26,7 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
     } else {
       claims = try JWTClaims(raw: [:])
     }
-    self.subject = claims.subject ?? ""
+    self.subject = claims.subject ?? record.pinnedSubject ?? ""
     self.claims = claims
     self.scopes = record.scopes
     self.accessTokenExpiresAt = record.expiresAt

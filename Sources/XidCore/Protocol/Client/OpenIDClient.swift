@@ -170,14 +170,22 @@ public actor OpenIDClient {
   public func refresh(refreshToken: String, originalIDToken: IDToken?, scopes: [String]? = nil) async throws
     -> TokenResult
   {
-    let metadata = try await metadata()
-    let tokens = try await TokenEndpoint.request(
-      TokenEndpoint.refreshGrant(refreshToken: refreshToken, scopes: scopes), configuration: configuration,
-      metadata: metadata, http: http, clock: clock, secrets: [refreshToken])
+    let tokens = try await refreshTokens(refreshToken: refreshToken, scopes: scopes)
     guard let idToken = tokens.idToken else { return TokenResult(tokens: tokens, idToken: nil) }
     let purpose: IDTokenValidator.Purpose = originalIDToken.map { .refresh(original: $0) } ?? .withoutNonce
     let validated = try await validateIDToken(idToken, purpose: purpose, accessToken: tokens.accessToken)
     return TokenResult(tokens: tokens, idToken: validated)
+  }
+
+  /// The token request of a refresh, without checking the ID token it may carry: the session checks
+  /// it against what it stored, and keeps a rotated refresh token whatever that check finds.
+  ///
+  /// - Throws: as ``refresh(refreshToken:originalIDToken:scopes:)``, but no ID token errors.
+  package func refreshTokens(refreshToken: String, scopes: [String]? = nil) async throws -> TokenResponse {
+    let metadata = try await metadata()
+    return try await TokenEndpoint.request(
+      TokenEndpoint.refreshGrant(refreshToken: refreshToken, scopes: scopes), configuration: configuration,
+      metadata: metadata, http: http, clock: clock, secrets: [refreshToken])
   }
 
   // MARK: - UserInfo, revocation, logout

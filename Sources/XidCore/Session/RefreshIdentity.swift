@@ -1,0 +1,73 @@
+import Foundation
+
+/// What an ID token from a refresh is checked against (OpenID Connect Core §12.2), whatever the stored
+/// record still holds: it must be about the session's user.
+enum RefreshIdentity: Sendable {
+  /// The stored ID token: `iss`, `sub`, `aud`, `azp` and `auth_time` must be its own (and the pinned
+  /// issuer and subject, when the record has them).
+  case original(IDToken, pinned: (issuer: String, subject: String)?)
+  /// The `iss` and `sub` of the session's first ID token, when the stored one is missing or cannot be
+  /// read.
+  case pinned(issuer: String, subject: String)
+  /// The session never had an ID token (a device sign-in without one): the first one seen gets the
+  /// checks every ID token gets, and is pinned.
+  case firstSeen
+  /// The stored ID token cannot be read and nothing was pinned (a record of an earlier version): a new
+  /// ID token cannot be tied to the session's user, so it is not taken.
+  case unknown
+
+  init(record: TokenRecord) {
+    let pinned = record.pinnedIssuer.flatMap { issuer in record.pinnedSubject.map { (issuer, $0) } }
+    if let stored = record.idToken, let original = try? IDToken(restoring: stored) {
+      self = .original(original, pinned: pinned)
+    } else if let pinned {
+      self = .pinned(issuer: pinned.0, subject: pinned.1)
+    } else if record.idToken == nil {
+      self = .firstSeen
+    } else {
+      self = .unknown
+    }
+  }
+
+  /// Checks `idToken`, from a refresh that also returned `accessToken`, against the session.
+  ///
+  /// - Returns: the validated token, or `nil` when it cannot be tied to the session's user
+  ///   (``unknown``): the session keeps its claims.
+  /// - Throws: ``XidError/Code/invalidIDToken`` when it is about another user or issuer, and the errors
+  ///   of ``OpenIDClient/validateIDToken(_:purpose:accessToken:authorizationCode:)``.
+  func check(_ idToken: String, accessToken: String, client: OpenIDClient, logger: any XidLogger) async throws
+    -> IDToken?
+  {
+    switch self {
+    case .original(let original, let pinned):
+      let validated = try await client.validateIDToken(
+        idToken, purpose: .refresh(original: original), accessToken: accessToken)
+      if let pinned { try Self.require(validated, issuer: pinned.issuer, subject: pinned.subject) }
+      return validated
+    case .pinned(let issuer, let subject):
+      let validated = try await client.validateIDToken(idToken, purpose: .withoutNonce, accessToken: accessToken)
+      try Self.require(validated, issuer: issuer, subject: subject)
+      return validated
+    case .firstSeen:
+      return try await client.validateIDToken(idToken, purpose: .withoutNonce, accessToken: accessToken)
+    case .unknown:
+      logger.log(
+        .notice, category: "refresh",
+        "the stored ID token cannot be read and no subject was pinned, so the refreshed ID token cannot be tied to the signed-in user; it was not taken (sign in again to restore the user's claims)"
+      )
+      return nil
+    }
+  }
+
+  private static func require(_ token: IDToken, issuer: String, subject: String) throws {
+    guard token.issuer == issuer else {
+      throw XidError(
+        .invalidIDToken, "the ID token from the refresh has another \"iss\" than the session's first ID token")
+    }
+    guard token.subject == subject else {
+      throw XidError(
+        .invalidIDToken,
+        "the ID token from the refresh is about another user (\"sub\" differs from the session's first ID token's)")
+    }
+  }
+}
