@@ -138,6 +138,11 @@ extension XidError.Code {
   public static let sessionExpired = Self("sessionExpired")
   /// No user is signed in for this account (or the tokens cannot be refreshed). Sign the user in.
   public static let signInRequired = Self("signInRequired")
+  /// A refresh answered with tokens that are not this session's: the new ID token is about another
+  /// user, issuer or client, or its signature by a known key of the provider does not verify. Xid
+  /// ended the session and revoked the new refresh token. Sign the user in again, and look into the
+  /// provider's configuration (or whatever answers in its name).
+  public static let foreignTokenResponse = Self("foreignTokenResponse")
 
   // MARK: - Sign-in
 
@@ -272,6 +277,7 @@ extension XidError.Code {
     .refreshRefused,
     .sessionExpired,
     .signInRequired,
+    .foreignTokenResponse,
     .userCancelled,
     .timedOut,
     .signInInProgress,
