@@ -66,11 +66,37 @@ extension AccountSession {
           : "the session was replaced during the refresh; its tokens were dropped")
       return try await superseded(by: slot.record, force: force, tenure: tenure, attempts: attempts, drop: drop)
     }
+    if let foreign = tokens.foreign {
+      try endForeign(
+        foreign, refreshToken: opened.refreshToken, tokens: tokens, key: slot.key, tenure: tenure, drop: drop)
+    }
     let next = try await sealedForStorage(opened.refreshed(with: tokens, at: now()), newKey: false)
     try tenure.commit { try records.save(next, at: slot.key) }
     cached.set(next)
+    if let unchecked = tokens.uncheckedIDToken {
+      logger.log(
+        .notice, category: "refresh",
+        "saved the refreshed tokens with the previous claims: the new ID token could not be checked yet (\(unchecked.code)); the next refresh checks again"
+      )
+    }
     logger.log(.info, category: "refresh", "refreshed tokens (version \(next.version))")
     return next
+  }
+
+  /// The answer proved foreign: the session ends, and the refresh token the provider just issued (or
+  /// the old one, when it did not rotate) is revoked.
+  private func endForeign(
+    _ error: XidError, refreshToken: String?, tokens: RefreshedTokens, key: String?, tenure: AccountTenure,
+    drop: (String) -> Void
+  ) throws -> Never {
+    if let token = tokens.refreshToken ?? refreshToken { drop(token) }
+    try tenure.commit { try records.delete(at: key) }
+    cached.set(nil)
+    logger.log(.error, category: "refresh", "the refresh answer is not this session's (\(error.code)); signed out")
+    throw XidError(
+      .foreignTokenResponse,
+      "the refresh answered with tokens that are not this session's (\(error.reason)); the session was ended and the new refresh token revoked: sign the user in again"
+    )
   }
 
   /// The provider refused the refresh token. If another process rotated it meanwhile, or a new

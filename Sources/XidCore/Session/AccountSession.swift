@@ -10,6 +10,11 @@ struct RefreshedTokens: Sendable {
   var scopes: [String]?
   /// The `iss` and `sub` of ``idToken``, pinned in a record that has none yet.
   var identity: (issuer: String, subject: String)? = nil
+  /// Why the new ID token could not be checked, when the reason may pass later: the new tokens are
+  /// saved with the old claims, and the next refresh checks again.
+  var uncheckedIDToken: XidError? = nil
+  /// Why the answer is not this session's: the session ends and the new refresh token is revoked.
+  var foreign: XidError? = nil
 }
 
 /// One account's tokens in this process: the stored record, its in-memory copy for the fast path, and

@@ -35,21 +35,26 @@ enum RefreshIdentity: Sendable {
   ///   (``unknown``): the session keeps its claims.
   /// - Throws: ``XidError/Code/invalidIDToken`` when it is about another user or issuer, and the errors
   ///   of ``OpenIDClient/validateIDToken(_:purpose:accessToken:authorizationCode:)``.
-  func check(_ idToken: String, accessToken: String, client: OpenIDClient, logger: any XidLogger) async throws
-    -> IDToken?
-  {
+  ///
+  /// - Parameter checkingTimes: whether `exp`, `iat`, `nbf` and `auth_time` are checked against the
+  ///   clock (only turned off to tell a clock skew from a foreign token).
+  func check(
+    _ idToken: String, accessToken: String, client: OpenIDClient, logger: any XidLogger, checkingTimes: Bool = true
+  ) async throws -> IDToken? {
     switch self {
     case .original(let original, let pinned):
       let validated = try await client.validateIDToken(
-        idToken, purpose: .refresh(original: original), accessToken: accessToken)
+        idToken, purpose: .refresh(original: original), accessToken: accessToken, checkingTimes: checkingTimes)
       if let pinned { try Self.require(validated, issuer: pinned.issuer, subject: pinned.subject) }
       return validated
     case .pinned(let issuer, let subject):
-      let validated = try await client.validateIDToken(idToken, purpose: .withoutNonce, accessToken: accessToken)
+      let validated = try await client.validateIDToken(
+        idToken, purpose: .withoutNonce, accessToken: accessToken, checkingTimes: checkingTimes)
       try Self.require(validated, issuer: issuer, subject: subject)
       return validated
     case .firstSeen:
-      return try await client.validateIDToken(idToken, purpose: .withoutNonce, accessToken: accessToken)
+      return try await client.validateIDToken(
+        idToken, purpose: .withoutNonce, accessToken: accessToken, checkingTimes: checkingTimes)
     case .unknown:
       logger.log(
         .notice, category: "refresh",
@@ -68,6 +73,47 @@ enum RefreshIdentity: Sendable {
       throw XidError(
         .invalidIDToken,
         "the ID token from the refresh is about another user (\"sub\" differs from the session's first ID token's)")
+    }
+  }
+
+  /// What a failed check of a refreshed ID token means for the tokens that came with it.
+  enum Failure: Error {
+    /// The check may pass later (the provider's keys cannot be fetched, it names a key the client
+    /// cannot see yet, or a clock is off): keep the new tokens and the old claims.
+    case mayPassLater(XidError)
+    /// The answer is not this session's (another `iss`, `sub` or `aud`, a bad signature by a known
+    /// key, a malformed token): end the session.
+    case foreign(XidError)
+  }
+
+  /// Checks `idToken` and, when that fails, tells why.
+  ///
+  /// - Returns: the validated token, `nil` when it is not taken (``unknown``), or the failure.
+  func checkOrClassify(_ idToken: String, accessToken: String, client: OpenIDClient, logger: any XidLogger) async
+    -> Result<IDToken?, Failure>
+  {
+    do {
+      return .success(try await check(idToken, accessToken: accessToken, client: client, logger: logger))
+    } catch let error as XidError {
+      switch error.code {
+      case .keySetUnavailable, .unknownSigningKey, .noMatchingKey, .networkFailure, .discoveryFailed,
+        .responseTooLarge, .cancelled, .unexpectedResponse:
+        return .failure(Failure.mayPassLater(error))
+      case .invalidIDToken:
+        // The claims failed: on time alone (a clock skew), or on who or what the token is about.
+        do {
+          _ = try await check(idToken, accessToken: accessToken, client: client, logger: logger, checkingTimes: false)
+          return .failure(Failure.mayPassLater(error))
+        } catch let other as XidError {
+          return .failure(Failure.foreign(other))
+        } catch {
+          return .failure(Failure.mayPassLater(error as? XidError ?? XidError(.cancelled, "the check was cancelled")))
+        }
+      default:
+        return .failure(Failure.foreign(error))
+      }
+    } catch {
+      return .failure(Failure.mayPassLater(XidError(.cancelled, "the check of the refreshed ID token was cancelled")))
     }
   }
 }

@@ -285,12 +285,21 @@ public actor SessionEngine {
     var refreshed = RefreshedTokens(
       accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn?.timeInterval,
       refreshToken: tokens.refreshToken, idToken: nil, scopes: tokens.scope)
-    if let idToken = tokens.idToken,
-      let validated = try await RefreshIdentity(record: record).check(
-        idToken, accessToken: tokens.accessToken, client: client, logger: client.configuration.logger)
+    guard let idToken = tokens.idToken else { return refreshed }
+    // The provider has spent the old refresh token: whatever the check finds, the new one is kept
+    // (the answer may pass later) or revoked (it is foreign), never thrown away.
+    switch await RefreshIdentity(record: record).checkOrClassify(
+      idToken, accessToken: tokens.accessToken, client: client, logger: client.configuration.logger)
     {
+    case .success(let validated?):
       refreshed.idToken = validated.compact
       refreshed.identity = (validated.issuer, validated.subject)
+    case .success(nil):
+      break
+    case .failure(.mayPassLater(let error)):
+      refreshed.uncheckedIDToken = error
+    case .failure(.foreign(let error)):
+      refreshed.foreign = error
     }
     return refreshed
   }

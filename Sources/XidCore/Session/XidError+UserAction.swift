@@ -24,7 +24,8 @@ extension XidError {
   /// What the user can do about this error.
   package var userAction: XidUserAction {
     switch code {
-    case .signInRequired, .sessionExpired, .refreshRefused, .userCancelled, .presenceKeyInvalidated:
+    case .signInRequired, .sessionExpired, .refreshRefused, .userCancelled, .presenceKeyInvalidated,
+      .foreignTokenResponse:
       return .signIn
     case .sessionLocked:
       return .unlockSession

@@ -72,10 +72,21 @@ public actor OpenIDClient {
   public func validateIDToken(
     _ token: String, purpose: IDTokenValidator.Purpose, accessToken: String?, authorizationCode: String? = nil
   ) async throws -> IDToken {
+    try await validateIDToken(
+      token, purpose: purpose, accessToken: accessToken, authorizationCode: authorizationCode, checkingTimes: true)
+  }
+
+  /// ``validateIDToken(_:purpose:accessToken:authorizationCode:)``, optionally without the checks of
+  /// `exp`, `iat`, `nbf` and `auth_time` against the clock: to tell a clock skew from a foreign token.
+  package func validateIDToken(
+    _ token: String, purpose: IDTokenValidator.Purpose, accessToken: String?, authorizationCode: String? = nil,
+    checkingTimes: Bool
+  ) async throws -> IDToken {
     let metadata = try await metadata()
-    let validator = IDTokenValidator(
+    var validator = IDTokenValidator(
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
       allowedAlgorithms: try metadata.idTokenSigningAlgorithms(), leeway: configuration.clockSkewLeeway)
+    validator.checksTimes = checkingTimes
     return try await validator.validate(
       token, purpose: purpose, accessToken: accessToken, authorizationCode: authorizationCode,
       keys: keyCache(for: metadata), now: clock.now)

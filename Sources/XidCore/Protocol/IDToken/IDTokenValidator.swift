@@ -42,6 +42,9 @@ public struct IDTokenValidator: Sendable {
   public let allowedAlgorithms: Set<JWSAlgorithm>
   /// The clock skew allowed for `exp`, `iat`, `nbf` and `auth_time`, in seconds.
   public let leeway: Duration
+  /// Whether `exp`, `iat`, `nbf` and `auth_time` are checked against the clock: a session turns it off
+  /// only to tell whether a refreshed ID token failed on time alone (a clock skew, which may pass).
+  package var checksTimes = true
 
   /// Creates a validator.
   ///
@@ -160,23 +163,8 @@ public struct IDTokenValidator: Sendable {
     }
     // exp (9), iat (10), nbf.
     guard let expiresAt = claims.expiresAt else { throw fail("has no \"exp\" claim") }
-    guard now.timeIntervalSince(expiresAt) < leeway.timeInterval else {
-      throw fail(
-        "expired at \(expiresAt) (now \(now), leeway \(leeway.components.seconds) s); check the device clock if this is unexpected"
-      )
-    }
     guard let issuedAt = claims.issuedAt else { throw fail("has no \"iat\" claim") }
-    guard issuedAt.timeIntervalSince(now) <= leeway.timeInterval else {
-      throw fail(
-        "was issued in the future, at \(issuedAt) (now \(now), leeway \(leeway.components.seconds) s); check the device clock"
-      )
-    }
-    if let notBefore = claims.notBefore, notBefore.timeIntervalSince(now) > leeway.timeInterval {
-      throw fail("is not valid before \(notBefore) (now \(now), leeway \(leeway.components.seconds) s)")
-    }
-    if let authTime = claims.authTime, authTime.timeIntervalSince(now) > leeway.timeInterval {
-      throw fail("states an authentication in the future (\"auth_time\" \(authTime), now \(now))")
-    }
+    if checksTimes { try validateTimes(claims, expiresAt: expiresAt, issuedAt: issuedAt, now: now) }
     // at_hash and c_hash (3.1.3.8, 3.3.2.10).
     if let atHash = claims.accessTokenHash, let accessToken {
       guard SafeText.constantTimeEquals(atHash, TokenHash.value(for: accessToken, algorithm: algorithm)) else {
@@ -231,6 +219,27 @@ public struct IDTokenValidator: Sendable {
       }
     case .withoutNonce:
       break
+    }
+  }
+
+  /// Checks `exp`, `iat`, `nbf` and `auth_time` against `now`, with ``leeway``.
+  private func validateTimes(_ claims: JWTClaims, expiresAt: Date, issuedAt: Date, now: Date) throws {
+    func fail(_ reason: String) -> XidError { XidError(.invalidIDToken, "the ID token \(reason)") }
+    guard now.timeIntervalSince(expiresAt) < leeway.timeInterval else {
+      throw fail(
+        "expired at \(expiresAt) (now \(now), leeway \(leeway.components.seconds) s); check the device clock if this is unexpected"
+      )
+    }
+    guard issuedAt.timeIntervalSince(now) <= leeway.timeInterval else {
+      throw fail(
+        "was issued in the future, at \(issuedAt) (now \(now), leeway \(leeway.components.seconds) s); check the device clock"
+      )
+    }
+    if let notBefore = claims.notBefore, notBefore.timeIntervalSince(now) > leeway.timeInterval {
+      throw fail("is not valid before \(notBefore) (now \(now), leeway \(leeway.components.seconds) s)")
+    }
+    if let authTime = claims.authTime, authTime.timeIntervalSince(now) > leeway.timeInterval {
+      throw fail("states an authentication in the future (\"auth_time\" \(authTime), now \(now))")
     }
   }
 }
