@@ -26,9 +26,24 @@ extension AccountSession {
     seenVersion: Int64, force: Bool, tenure: AccountTenure, attempts: Int = 2, drop: (String) -> Void
   ) async throws -> TokenRecord {
     // Another process may have refreshed (or signed out) while this one waited for the lock.
-    guard let stored = try records.read().record else {
+    let first = try records.read()
+    guard var stored = first.record else {
+      if let token = unsaved?.record.refreshToken { drop(token) }
+      unsaved = nil
       cached.set(nil)
       throw XidError(.signInRequired, "the user signed out in another process; call signIn()")
+    }
+    if let kept = unsaved {
+      // Tokens an earlier refresh could not save go to storage first: the stored refresh token is
+      // spent.
+      if stored.isSameSave(as: kept.base) {
+        try tenure.commit { try records.save(kept.record, at: first.key) }
+        stored = kept.record
+        logger.log(.info, category: "refresh", "saved the tokens an earlier refresh could not save")
+      } else if let token = kept.record.refreshToken, token != stored.refreshToken {
+        drop(token)
+      }
+      unsaved = nil
     }
     let usable = stored.hasUsableAccessToken(at: now(), leeway: expiryLeeway)
     if usable && (!force || stored.version > seenVersion) {
@@ -48,7 +63,6 @@ extension AccountSession {
     } catch let error as XidError where error.endsSession {
       return try await refused(error, refreshToken: refreshToken, tenure: tenure, attempts: attempts, drop: drop)
     }
-    try tenure.check()
 
     // The record may have been removed or replaced while the request was out: by a sign-out or a
     // sign-in in this process, or by a process that shares the storage without a lock.
@@ -71,7 +85,19 @@ extension AccountSession {
         foreign, refreshToken: opened.refreshToken, tokens: tokens, key: slot.key, tenure: tenure, drop: drop)
     }
     let next = try await sealedForStorage(opened.refreshed(with: tokens, at: now()), newKey: false)
-    try tenure.commit { try records.save(next, at: slot.key) }
+    do {
+      try saveRetrying(next, at: slot.key, tenure: tenure)
+    } catch {
+      // The provider has spent the stored refresh token: these tokens are the session now. This
+      // process keeps them and saves them before its next refresh.
+      unsaved = (next, stored)
+      cached.set(next)
+      logger.log(
+        .notice, category: "refresh",
+        "could not save the refreshed tokens (\((error as? XidError)?.code.rawValue ?? "an error")); this process keeps them and saves them before its next refresh"
+      )
+      return next
+    }
     cached.set(next)
     if let unchecked = tokens.uncheckedIDToken {
       logger.log(
@@ -81,6 +107,16 @@ extension AccountSession {
     }
     logger.log(.info, category: "refresh", "refreshed tokens (version \(next.version))")
     return next
+  }
+
+  /// Saves `record`, once more when the first write fails (a storage that refuses for a moment).
+  private func saveRetrying(_ record: TokenRecord, at key: String?, tenure: AccountTenure) throws {
+    do {
+      try tenure.commit { try records.save(record, at: key) }
+    } catch let error as XidError where !tenure.hasExpired {
+      logger.log(.notice, category: "refresh", "could not save the refreshed tokens (\(error.code)); trying once more")
+      try tenure.commit { try records.save(record, at: key) }
+    }
   }
 
   /// The answer proved foreign: the session ends, and the refresh token the provider just issued (or

@@ -46,6 +46,10 @@ actor AccountSession {
   /// The latest record this process knows, for the synchronous fast path; `nil` until loaded.
   nonisolated let cached = LockedValue<TokenRecord?>(nil)
   var loaded = false
+  /// Refreshed tokens that storage refused (or that arrived after the background time ran out), with
+  /// the record they replace: the provider has spent that record's refresh token, so they are saved
+  /// before any further refresh.
+  var unsaved: (record: TokenRecord, base: TokenRecord)?
   private var inFlight: Task<TokenRecord, any Error>?
 
   init(
@@ -113,6 +117,7 @@ actor AccountSession {
       try tenure.commit { try records.save(record, at: slot.key) }
       cached.set(record)
       loaded = true
+      unsaved = nil
     }
   }
 
@@ -127,6 +132,10 @@ actor AccountSession {
       let removed = try tenure.commit { try records.deleteOwn() }
       cached.set(nil)
       loaded = true
+      // Tokens this process could not save are the newest of the session: theirs is the refresh
+      // token to revoke.
+      defer { unsaved = nil }
+      if let unsaved, let removed, removed.isSameSave(as: unsaved.base) { return unsaved.record }
       return removed
     }
   }
