@@ -37,17 +37,30 @@ extension TestProvider {
     if case .failConnection? = fault { return .dropped }
     counters.count(
       endpoint, grantType: endpoint == .token ? (try? FormParameters.form(of: request))?["grant_type"] : nil)
+    if fault != nil { counters.faultsApplied += 1 }
     switch fault {
     case .respond(let status, let headers, let body)?:
       return .response(HTTPResponse(status: status, headers: headers, body: body))
     case .delay(let duration)?:
       do { try await Task.sleep(for: duration) } catch { return .dropped }
+    case .timeout(let after)?:
+      clock.advance(by: after)
+      return .dropped
+    case .stall(let duration)?:
+      try? await Task.sleep(for: duration)
+      return .dropped
     default:
       break
     }
     // Everything from here to the response runs without suspension, so each request is atomic.
-    let response = serve(endpoint, request, now: clock.now)
-    if case .dropResponse? = fault { return .dropped }
+    var response = serve(endpoint, request, now: clock.now)
+    switch fault {
+    case .dropResponse?: return .dropped
+    case .truncateBody?: response.body = response.body.prefix(response.body.count / 2)
+    case .oversizeBody?:
+      response.body.append(Data(repeating: UInt8(ascii: " "), count: (1 << 20) + 1 - min(response.body.count, 1 << 20)))
+    default: break
+    }
     return .response(response)
   }
 

@@ -1,18 +1,32 @@
-// A process of the multi-process refresh test (Tests/XidSessionTests/MultiProcessRefreshTests.swift):
-// it shares a FileTokenStorage directory with other processes like it and, in each round the test
+// A process of the multi-process tests (Tests/XidSessionTests: MultiProcessRefreshTests, and the
+// FaultMatrix suite): it shares a storage with other processes like it and, in each round the test
 // starts, asks for an access token from many concurrent tasks. It never prints a token. The interop test
 // (Tests/XidInteropTests) runs it against glewlwyd, with that provider's UserInfo endpoint as the resource.
 //
 // usage: XidRefreshWorker ISSUER CLIENT_ID REDIRECT_URI STATE_DIR CONTROL_DIR WORKER_INDEX TASKS ROUNDS [RESOURCE_URL]
 //        (RESOURCE_URL, where each round's tokens are tried: ISSUER/resource by default)
-// environment: XID_WORKER_QUIRKS=empty400 turns on ProviderQuirks.emptyBadRequestIsInvalidGrant (glewlwyd);
-//   XID_WORKER_STORAGE=keychain:APP_GROUP_DIR keeps the session in KeychainTokenStorage on a
-//   FileKeychainBackend whose items are in STATE_DIR, with the refresh lock in APP_GROUP_DIR's Xid folder.
+//
+// Each round R starts when CONTROL_DIR holds go-R (every worker) or go-R-INDEX (this one), and ends
+// with the report done-R-INDEX (JSON: distinctTokens, errors, errorDescriptions, resourceStatuses,
+// tokenFingerprints).
+//
+// environment:
+//   XID_WORKER_QUIRKS=empty400     ProviderQuirks.emptyBadRequestIsInvalidGrant (glewlwyd)
+//   XID_WORKER_STORAGE=keychain:APP_GROUP_DIR
+//                                  KeychainTokenStorage on a FileKeychainBackend whose items are in
+//                                  STATE_DIR, the refresh lock in APP_GROUP_DIR's Xid folder
+//   XID_WORKER_CLOCK=control       the time is now + the seconds in CONTROL_DIR/clock-R, read when round R
+//                                  starts (the test moves time without sleeping)
+//   XID_WORKER_LOG=1               every log message goes to CONTROL_DIR/log-INDEX (the test looks for
+//                                  secrets in them)
+//   XID_WORKER_FIRST_ROUND=N       the first round is N (a process that joins later)
+//   a file CONTROL_DIR/action-R-INDEX holding "signOut": this worker signs out 50 ms into round R
 import Foundation
 import Xid
 import XidTestSupport
 
 let arguments = ProcessInfo.processInfo.arguments
+let environment = ProcessInfo.processInfo.environment
 guard arguments.count == 9 || arguments.count == 10, let tasks = Int(arguments[7]), let rounds = Int(arguments[8])
 else {
   FileHandle.standardError.write(
@@ -24,18 +38,23 @@ else {
 let control = URL(fileURLWithPath: arguments[5], isDirectory: true)
 let index = arguments[6]
 let resource = URL(string: arguments.count == 10 ? arguments[9] : arguments[1] + "/resource")!
+let firstRound = Int(environment["XID_WORKER_FIRST_ROUND"] ?? "") ?? 1
 let transport = URLSessionTransport(timeout: .seconds(20))
+let clock = WorkerClock()
+let logger: any XidLogger =
+  environment["XID_WORKER_LOG"] == "1"
+  ? FileLogger(path: control.appendingPathComponent("log-\(index)").path)
+  : StandardErrorLogger(minimumLevel: .error)
 let xid = try Xid(
   configuration: XidConfiguration(
     issuer: URL(string: arguments[1])!, clientId: arguments[2], redirectUri: URL(string: arguments[3])!,
-    expiryLeeway: .seconds(1), refreshLockTimeout: .seconds(20), transport: transport,
-    logger: StandardErrorLogger(minimumLevel: .error),
-    providerQuirks: ProcessInfo.processInfo.environment["XID_WORKER_QUIRKS"] == "empty400"
-      ? [.emptyBadRequestIsInvalidGrant] : []),
+    expiryLeeway: .seconds(1), refreshLockTimeout: .seconds(20), transport: transport, logger: logger,
+    clock: clock, providerQuirks: environment["XID_WORKER_QUIRKS"] == "empty400" ? [.emptyBadRequestIsInvalidGrant] : []
+  ),
   storage: makeStorage(state: URL(fileURLWithPath: arguments[4], isDirectory: true)))
 
 func makeStorage(state: URL) throws -> any TokenStorageAdapter {
-  let setting = ProcessInfo.processInfo.environment["XID_WORKER_STORAGE"] ?? "files"
+  let setting = environment["XID_WORKER_STORAGE"] ?? "files"
   guard setting.hasPrefix("keychain:") else { return try FileTokenStorage(directory: state) }
   let container = URL(fileURLWithPath: String(setting.dropFirst("keychain:".count)), isDirectory: true)
   return KeychainTokenStorage(
@@ -44,23 +63,69 @@ func makeStorage(state: URL) throws -> any TokenStorageAdapter {
     backend: try FileKeychainBackend(directory: state))
 }
 
-func waitForFile(_ name: String) async throws {
-  let path = control.appendingPathComponent(name).path
-  let deadline = ContinuousClock.now + .seconds(60)
-  while !FileManager.default.fileExists(atPath: path) {
-    guard ContinuousClock.now < deadline else { throw XidError(.timedOut, "no \(name) from the test") }
-    try await Task.sleep(for: .milliseconds(5))
+/// The system's time, moved on by the offset the test sets for each round.
+final class WorkerClock: XidClock {
+  private let offset = LockedValue<TimeInterval>(0)
+  var now: Date { Date().addingTimeInterval(offset.get()) }
+  func sleep(for duration: Duration) async throws { try await SystemClock().sleep(for: duration) }
+  func set(offset value: TimeInterval) { offset.set(value) }
+}
+
+/// Appends every message to a file, one line each.
+struct FileLogger: XidLogger {
+  let path: String
+  func log(_ level: XidLogLevel, category: String, _ message: String) {
+    let line = Data("[\(category)] \(level): \(message)\n".utf8)
+    guard let handle = FileHandle(forWritingAtPath: path) else {
+      FileManager.default.createFile(atPath: path, contents: line)
+      return
+    }
+    handle.seekToEndOfFile()
+    handle.write(line)
+    try? handle.close()
+  }
+}
+
+func exists(_ name: String) -> Bool {
+  FileManager.default.fileExists(atPath: control.appendingPathComponent(name).path)
+}
+
+func waitForGo(_ round: Int) async throws {
+  let deadline = ContinuousClock.now + .seconds(120)
+  while !exists("go-\(round)") && !exists("go-\(round)-\(index)") {
+    guard ContinuousClock.now < deadline else { throw XidError(.timedOut, "no go-\(round) from the test") }
+    try await Task.sleep(for: .milliseconds(2))
   }
 }
 
 try Data().write(to: control.appendingPathComponent("ready-\(index)"))
-for round in 1...rounds {
-  try await waitForFile("go-\(round)")
-  // Every task asks at once; record the token it got or the error code.
+for round in firstRound...rounds {
+  try await waitForGo(round)
+  if environment["XID_WORKER_CLOCK"] == "control",
+    let text = try? String(contentsOf: control.appendingPathComponent("clock-\(round)"), encoding: .utf8),
+    let offset = TimeInterval(text)
+  {
+    clock.set(offset: offset)
+  }
+  let action = try? String(contentsOf: control.appendingPathComponent("action-\(round)-\(index)"), encoding: .utf8)
+  // Every task asks at once; record the token it got or the error.
   let outcomes = await withTaskGroup(of: Result<String, XidError>.self) { group in
     for _ in 0..<tasks {
       group.addTask {
         do { return .success(try await xid.getAccessToken()) } catch let error as XidError {
+          return .failure(error)
+        } catch {
+          return .failure(XidError(.networkFailure, "\(type(of: error))"))
+        }
+      }
+    }
+    if action == "signOut" {
+      group.addTask {
+        try? await Task.sleep(for: .milliseconds(50))
+        do {
+          try await xid.signOut()
+          return .failure(XidError(.signInRequired, "signed out"))
+        } catch let error as XidError {
           return .failure(error)
         } catch {
           return .failure(XidError(.networkFailure, "\(type(of: error))"))
@@ -73,7 +138,11 @@ for round in 1...rounds {
   }
   let tokens = Set(outcomes.compactMap { try? $0.get() })
   var errors: [String] = []
-  for case .failure(let error) in outcomes { errors.append(error.code.rawValue) }
+  var descriptions: Set<String> = []
+  for case .failure(let error) in outcomes where error.reason != "signed out" {
+    errors.append(error.code.rawValue)
+    descriptions.insert("\(error)")
+  }
   // Each distinct token must be accepted by the provider's protected resource right now.
   var statuses: [JSONValue] = []
   for token in tokens {
@@ -86,6 +155,7 @@ for round in 1...rounds {
   let fingerprints = tokens.map { JSONValue.string(Base64URL.encode(XidCrypto.sha256(Array($0.utf8)).prefix(9))) }
   let report: JSONValue = [
     "distinctTokens": .int(Int64(tokens.count)), "errors": .array(errors.map(JSONValue.string)),
+    "errorDescriptions": .array(descriptions.sorted().map(JSONValue.string)),
     "resourceStatuses": .array(statuses), "tokenFingerprints": .array(fingerprints),
   ]
   // Written aside and renamed: the test reads a report as soon as its name appears.

@@ -88,4 +88,41 @@ struct FaultInjectionTests {
     await harness.provider.clearFaults()
     #expect(try await harness.get(.jwks).status == 200)
   }
+
+  @Test func aTimeoutIsNeverHandledAndPassesOnlyTheTestClocksTime() async throws {
+    let harness = try Harness()
+    let refreshToken = try #require(try await harness.signIn().refreshToken)
+    let before = harness.provider.clock.now
+    await harness.provider.injectFault(.timeout(after: .seconds(30)), at: .token)
+    let error = await #expect(throws: XidError.self) { try await harness.refresh(refreshToken) }
+    #expect(error?.code == .networkFailure)
+    #expect(harness.provider.clock.now.timeIntervalSince(before) == 30)
+    // Not handled: the refresh token was not rotated.
+    _ = try Harness.Tokens(await harness.refresh(refreshToken))
+    #expect(await harness.provider.counters.faultsApplied == 1)
+  }
+
+  @Test func aTruncatedOrOversizedBodyComesAfterTheProviderCommitted() async throws {
+    let harness = try Harness()
+    let refreshToken = try #require(try await harness.signIn().refreshToken)
+    await harness.provider.injectFault(.truncateBody, at: .token)
+    let truncated = try await harness.refresh(refreshToken)
+    #expect(truncated.status == 200)
+    #expect((try? JSONValue(parsing: truncated.body)) == nil)
+    // The rotation was committed: the old token is now a replay.
+    #expect(Harness.oauthError(try await harness.refresh(refreshToken)) == "invalid_grant")
+
+    let second = try #require(try await harness.signIn().refreshToken)
+    await harness.provider.injectFault(.oversizeBody, at: .token)
+    let oversized = try await harness.refresh(second)
+    #expect(oversized.body.count > 1 << 20)
+  }
+
+  @Test func anHTMLPageAnswersInsteadOfTheProvider() async throws {
+    let harness = try Harness()
+    await harness.provider.injectFault(.htmlPage(status: 502), at: .discovery)
+    let response = try await harness.get(.discovery)
+    #expect(response.status == 502)
+    #expect(response.headers["Content-Type"]?.hasPrefix("text/html") == true)
+  }
 }

@@ -34,6 +34,9 @@ extension TestProvider {
     public internal(set) var deviceVerifications = 0
     /// Protected resource requests.
     public internal(set) var resourceRequests = 0
+    /// Requests answered (or not) by an injected ``Fault``, except ``Fault/failConnection``, which
+    /// never arrive.
+    public internal(set) var faultsApplied = 0
 
     init() {}
 

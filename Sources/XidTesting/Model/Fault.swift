@@ -23,6 +23,27 @@ extension TestProvider {
     /// The request never reaches the provider: the transport throws ``/Xid/XidError`` with
     /// ``/Xid/XidError/Code/networkFailure`` and nothing is counted or changed.
     case failConnection
+    /// The request is never answered: the provider does not handle it, moves its ``TestClock`` on by
+    /// `after` (the time a client waits before it gives up), and the transport reports a network
+    /// failure (a loopback connection is closed unanswered). No real time passes.
+    case timeout(after: Duration)
+    /// The request is never handled: the provider holds it for `duration` of real time (less if the
+    /// sending task is cancelled), then drops it. For a client that must be stuck mid-request, such
+    /// as a process killed while it holds a lock.
+    case stall(Duration)
+    /// The provider handles the request and commits its effects (a refresh token is rotated), then
+    /// only the first half of the response body arrives.
+    case truncateBody
+    /// The provider handles the request and commits its effects, then the response body is padded
+    /// with whitespace to more than 1 MiB, more than a client should read.
+    case oversizeBody
+
+    /// A gateway's or proxy's HTML error page with `status`, instead of the provider's answer.
+    public static func htmlPage(status: Int = 502) -> Fault {
+      .respond(
+        status: status, headers: ["Content-Type": "text/html; charset=utf-8"],
+        body: Data("<html><head><title>\(status)</title></head><body><h1>Bad Gateway</h1></body></html>".utf8))
+    }
 
     /// An OAuth error response: `{"error": error, "error_description": description}` with `status`.
     public static func oauthError(_ error: String, status: Int = 400, description: String? = nil) -> Fault {
