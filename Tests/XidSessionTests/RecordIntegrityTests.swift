@@ -87,4 +87,16 @@ struct RecordIntegrityTests {
     try await harness.xid.signOut()
     #expect(try harness.storage.load(key: harness.recordKey) == text)
   }
+
+  @Test func aProcessThatSawNobodySignedInFindsTheSessionAnotherOneSignedIn() async throws {
+    // An extension asked while the user was signed out; then the app signed the user in.
+    let harness = try SessionHarness()
+    let extensionProcess = try Xid(
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger), storage: harness.storage)
+    #expect(try await extensionProcess.getSession() == nil)
+    await expectXidError(.signInRequired) { try await extensionProcess.getAccessToken() }
+    try await harness.xid.signIn()
+    #expect(try await extensionProcess.getSession()?.subject == TestUser.alice.subject)
+    #expect(try await extensionProcess.getAccessToken().isEmpty == false)
+  }
 }
