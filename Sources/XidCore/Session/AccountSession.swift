@@ -45,7 +45,6 @@ actor AccountSession {
 
   /// The latest record this process knows, for the synchronous fast path; `nil` until loaded.
   nonisolated let cached = LockedValue<TokenRecord?>(nil)
-  var loaded = false
   /// Refreshed tokens that storage refused (or that arrived after the background time ran out), with
   /// the record they replace: the provider has spent that record's refresh token, so they are saved
   /// before any further refresh.
@@ -76,12 +75,14 @@ actor AccountSession {
     return record.accessToken
   }
 
-  /// The stored record, read once per process and then kept in memory; `nil` when signed out.
+  /// The stored record, read once per process and then kept in memory; `nil` when signed out (read
+  /// again at each call, so that a sign-in in another process is seen).
   func record() throws -> TokenRecord? {
-    if loaded { return cached.get() }
+    // Kept in memory once read; an absent one is looked for again, since another process (the app,
+    // for an extension) may sign the user in at any time.
+    if let record = cached.get() { return record }
     let record = try records.read().record
     cached.set(record)
-    loaded = true
     return record
   }
 
@@ -116,7 +117,6 @@ actor AccountSession {
       record.version = max(record.version, (slot.record?.version ?? 0) + 1)
       try tenure.commit { try records.save(record, at: slot.key) }
       cached.set(record)
-      loaded = true
       unsaved = nil
     }
   }
@@ -131,7 +131,6 @@ actor AccountSession {
     try await lock.run("sign-out", isolation: self) { tenure in
       let removed = try tenure.commit { try records.deleteOwn() }
       cached.set(nil)
-      loaded = true
       // Tokens this process could not save are the newest of the session: theirs is the refresh
       // token to revoke.
       defer { unsaved = nil }
