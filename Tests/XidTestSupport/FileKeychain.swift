@@ -45,6 +45,11 @@ public struct FileKeychainBackend: KeychainTokenStorage.Backend {
     try Data(String(count).utf8).write(to: directory.appendingPathComponent("fail-writes"))
   }
 
+  /// How many of the writes ``failNextWrites(_:)`` asked to fail have not failed yet.
+  public var pendingWriteFailures: Int {
+    (try? String(contentsOf: directory.appendingPathComponent("fail-writes"), encoding: .utf8)).flatMap { Int($0) } ?? 0
+  }
+
   /// The accounts of the items stored, for assertions.
   public func storedAccounts() -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import XidTesting
+
+/// One fault of the reliability matrix (docs/reliability.md), each run in one process and across
+/// eight.
+enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case lostResponseAfterRotation
+  case serverError
+  case htmlErrorPage
+  case timeout
+  case truncatedBody
+  case oversizedBody
+  case killedLockHolder
+  case storageWriteFails
+  case lockedStorage
+  case signOutSameProcess
+  case signOutOtherProcess
+  case newSignIn
+
+  var testDescription: String { rawValue }
+
+  /// How the matrix names the fault.
+  var title: String {
+    switch self {
+    case .lostResponseAfterRotation: "the response is lost after the provider rotated"
+    case .serverError: "a 5xx"
+    case .htmlErrorPage: "an HTML error page"
+    case .timeout: "a timeout"
+    case .truncatedBody: "a truncated body"
+    case .oversizedBody: "an oversized body"
+    case .killedLockHolder: "kill -9 of a process holding the refresh lock"
+    case .storageWriteFails: "a storage write that fails mid-refresh"
+    case .lockedStorage: "locked storage (errSecInteractionNotAllowed)"
+    case .signOutSameProcess: "a sign-out during a refresh, from the same process"
+    case .signOutOtherProcess: "a sign-out during a refresh, from another process"
+    case .newSignIn: "a new sign-in during a refresh"
+    }
+  }
+
+  /// The fault injected at the token endpoint for the refresh of the fault round, if any.
+  var tokenEndpointFault: TestProvider.Fault? {
+    switch self {
+    case .lostResponseAfterRotation: .dropResponse
+    case .serverError: .respond(status: 503)
+    case .htmlErrorPage: .htmlPage(status: 502)
+    case .timeout: .timeout(after: .seconds(60))
+    case .truncatedBody: .truncateBody
+    case .oversizedBody: .oversizeBody
+    case .killedLockHolder: .stall(.milliseconds(1500))
+    case .signOutSameProcess, .signOutOtherProcess, .newSignIn: .delay(.milliseconds(300))
+    case .storageWriteFails, .lockedStorage: nil
+    }
+  }
+
+  /// What must become of the session.
+  var expected: MatrixOutcome {
+    switch self {
+    // The provider committed a rotation whose answer never arrived whole: the next refresh presents
+    // the spent token, and the provider's reuse detection revokes the grant (invalid_grant).
+    case .lostResponseAfterRotation, .truncatedBody, .oversizedBody: .endedByProvider
+    case .serverError, .htmlErrorPage, .timeout, .lockedStorage: .keptAfterTransientFailure
+    case .killedLockHolder, .storageWriteFails: .keptWithoutError
+    case .signOutSameProcess, .signOutOtherProcess: .signedOut
+    case .newSignIn: .newSignInKept
+    }
+  }
+}
+
+/// What became of the session in a matrix case.
+enum MatrixOutcome: String, Sendable, Codable {
+  /// Every caller got a token; no error reached the app.
+  case keptWithoutError
+  /// Some callers got a transient error (the user is still signed in); the next expiry refreshed.
+  case keptAfterTransientFailure
+  /// The provider proved the grant dead (`invalid_grant`): the session ended with `sessionExpired`.
+  case endedByProvider
+  /// The user signed out; nobody is signed in afterwards, in any process.
+  case signedOut
+  /// The session signed in during the refresh is the one stored; the refresh did not overwrite it.
+  case newSignInKept
+  /// Anything else: a failure of the matrix.
+  case unexpected
+
+  /// How docs/reliability.md names it.
+  var title: String {
+    switch self {
+    case .keptWithoutError: "Session kept, no error reached the app"
+    case .keptAfterTransientFailure: "Session kept after a transient error"
+    case .endedByProvider: "Session ended by the provider (proven dead grant)"
+    case .signedOut: "Signed out by the user, and stays signed out"
+    case .newSignInKept: "The new sign-in is kept"
+    case .unexpected: "Unexpected"
+    }
+  }
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Renders docs/reliability.md from the fault matrix's results (the JSON files FaultMatrixTests writes
+to $XID_RELIABILITY_RESULTS). Standard library only. Called by scripts/reliability-report.sh.
+
+usage: render-reliability.py RESULTS_DIR > docs/reliability.md
+"""
+import json
+import os
+import sys
+
+MODES = [("one-process", "One process"), ("eight-processes", "8 processes")]
+
+OUTCOMES = [
+    ("keptWithoutError", "Session kept, no error reached the app"),
+    ("keptAfterTransientFailure", "Session kept after a transient error"),
+    ("newSignInKept", "The new sign-in is kept"),
+    ("signedOut", "Signed out by the user, and stays signed out"),
+    ("endedByProvider", "Session ended by the provider (proven dead grant)"),
+    ("unexpected", "Unexpected"),
+]
+
+EXPLANATIONS = {
+    "keptWithoutError": "The fault never reached the app: a lock left by a killed process is released by the "
+    "system, and a failed write is tried again.",
+    "keptAfterTransientFailure": "The callers of the process that met the fault got an error worth retrying "
+    "(the user is still signed in); another process, or the next expiry, refreshed.",
+    "newSignInKept": "The refresh that started before the sign-in saved nothing over it; the refresh token it "
+    "dropped was revoked.",
+    "signedOut": "The refresh under way saved nothing after the sign-out, in this process or another, and no "
+    "session came back at the next expiry.",
+    "endedByProvider": "The provider rotated the refresh token but its answer never arrived whole, so the next "
+    "refresh presented the spent token and the provider's reuse detection revoked the grant (`invalid_grant`). "
+    "Nothing on the client can recover a token it never received; the session ends cleanly, with "
+    "`sessionExpired`, and no corrupt record.",
+    "unexpected": "A failure of the matrix.",
+}
+
+CHECKS = [
+    ("noRecordLostOrCorrupt", "No record lost or corrupt",
+     "the stored record is intact afterwards, or absent only after a sign-out or a grant the provider refused"),
+    ("noSignOutWithoutDeadGrant", "No sign-out without a proven dead grant",
+     "`sessionExpired` and a removed record only where the provider answered `invalid_grant`"),
+    ("oneRefreshPerExpiry", "At most one refresh per expiry",
+     "refresh requests per expiry round, the retries after a failure the fault caused aside"),
+    ("noSessionBackAfterSignOut", "No session back after a sign-out",
+     "after a sign-out, the next expiry finds nobody signed in in any process, and storage stays empty"),
+    ("noSecretInLogsOrErrors", "No token in a log line or an error",
+     "no token, code or verifier the provider issued or received appears in any process's log or error"),
+]
+
+
+def load(directory):
+    results = {}
+    for mode, _ in MODES:
+        with open(os.path.join(directory, mode + ".json"), encoding="utf-8") as handle:
+            for case in json.load(handle):
+                results[(case["fault"], mode)] = case
+    return results
+
+
+def mode_key(case):
+    return "one-process" if case["mode"] == "one process" else "eight-processes"
+
+
+def passed(case):
+    return all(value is not False for value in case["checks"].values())
+
+
+def outcome_title(key):
+    return dict(OUTCOMES).get(key, key)
+
+
+def errors_seen(case):
+    rounds = []
+    for number, observed in enumerate(case["rounds"]):
+        codes = ", ".join("`%s`" % code for code in sorted(observed["errors"])) or "none"
+        rounds.append(("fault round: " if number == 0 else "next expiry: ") + codes)
+    return "; ".join(rounds)
+
+
+def refreshes(case):
+    parts = []
+    for observed in case["rounds"]:
+        requests, faults = observed["refreshRequests"], observed["faultsApplied"]
+        parts.append("%d" % requests + (" (%d met the fault)" % faults if faults else ""))
+    return " then ".join(parts)
+
+
+def main():
+    results = load(sys.argv[1])
+    faults = []
+    for (fault, _mode), case in sorted(results.items(), key=lambda item: item[1]["title"]):
+        if fault not in [f for f, _ in faults]:
+            faults.append((fault, case["title"]))
+    order = [
+        "lostResponseAfterRotation", "serverError", "htmlErrorPage", "timeout", "truncatedBody", "oversizedBody",
+        "killedLockHolder", "storageWriteFails", "lockedStorage", "signOutSameProcess", "signOutOtherProcess",
+        "newSignIn",
+    ]
+    faults.sort(key=lambda item: order.index(item[0]) if item[0] in order else len(order))
+    cases = list(results.values())
+    out = []
+    write = out.append
+    write("# Reliability: faults, races and hostile answers")
+    write("")
+    write("<!-- Written by scripts/reliability-report.sh from the results of the FaultMatrixTests suite")
+    write("     (Tests/XidSessionTests/FaultMatrix). Do not edit by hand: run the script. -->")
+    write("")
+    write("Each fault below runs in one process (%s concurrent callers) and across 8 processes (20 callers each), "
+          "against Xid's test provider, whose refresh tokens rotate with reuse detection (a spent refresh token "
+          "presented again revokes the whole grant), and on the keychain path: `KeychainTokenStorage` whose items "
+          "every process shares, with the refresh lock in an App Group folder and real `flock` locks. A case is "
+          "two expiry rounds: the round with the fault, then the next expiry. Time is the test's own clock, so no "
+          "case waits for a token to expire." % "40")
+    write("")
+    write("%d cases, %d passed every check." % (len(cases), sum(1 for case in cases if passed(case))))
+    write("")
+    write("## The matrix")
+    write("")
+    write("| Fault | " + " | ".join(title for _, title in MODES) + " |")
+    write("| --- | " + " | ".join("---" for _ in MODES) + " |")
+    for fault, title in faults:
+        cells = []
+        for mode, _ in MODES:
+            case = results.get((fault, mode))
+            if case is None:
+                cells.append("not run")
+                continue
+            mark = "✔" if passed(case) and case["observed"] == case["expected"] else "✘"
+            cells.append("%s %s" % (mark, outcome_title(case["observed"])))
+        write("| %s | %s |" % (title[0].upper() + title[1:], " | ".join(cells)))
+    write("")
+    write("✔: the outcome is the one expected and every check passed.")
+    write("")
+    write("## Cases by outcome")
+    for key, title in OUTCOMES:
+        members = [case for case in cases if case["observed"] == key]
+        if not members:
+            continue
+        write("")
+        write("### " + title)
+        write("")
+        write(EXPLANATIONS[key])
+        write("")
+        modes = [mode for mode, _ in MODES]
+        for case in sorted(members, key=lambda c: (order.index(c["fault"]) if c["fault"] in order else 99,
+                                                    modes.index(mode_key(c)))):
+            expected = "" if case["expected"] == case["observed"] else " **(expected: %s)**" % outcome_title(case["expected"])
+            write("- %s, %s%s. Errors the app saw: %s. Refresh requests: %s."
+                  % (case["title"][0].upper() + case["title"][1:], case["mode"], expected, errors_seen(case),
+                     refreshes(case)))
+    write("")
+    write("## What every case checks")
+    write("")
+    write("| Check | What it means | Passed |")
+    write("| --- | --- | --- |")
+    for key, title, meaning in CHECKS:
+        applicable = [case for case in cases if case["checks"].get(key) is not None]
+        good = [case for case in applicable if case["checks"][key]]
+        write("| %s | %s | %d of %d cases |" % (title, meaning, len(good), len(applicable)))
+    write("")
+    write("## Fuzzing and sanitizers")
+    write("")
+    write("<!-- Another engineer fills this section. -->")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
