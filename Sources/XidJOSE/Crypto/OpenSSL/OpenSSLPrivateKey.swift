@@ -36,23 +36,41 @@
       return try PlatformPrivateKey(algorithm: algorithm, key: OpenSSLKey(pointer))
     }
 
-    /// A P-256 key pair from its private scalar and public point.
+    /// A P-256 key pair from its private scalar and public point, which must be the scalar's.
     static func p256(d: [UInt8], x: [UInt8], y: [UInt8]) throws -> PlatformPrivateKey {
       let point = [0x04] + x + y
       guard let pointer = xid_pkey_p256(point, point.count, d, d.count) else {
         OpenSSL.clearErrors()
         throw XidError(.invalidKey, "OpenSSL rejected the P-256 private JWK")
       }
-      return try PlatformPrivateKey(algorithm: .es256, key: OpenSSLKey(pointer))
+      let key = OpenSSLKey(pointer)
+      // OpenSSL takes the point as given; the pairwise check computes d·G and compares.
+      let context = EVP_PKEY_CTX_new_from_pkey(nil, pointer, nil)
+      defer { EVP_PKEY_CTX_free(context) }
+      guard let context, EVP_PKEY_pairwise_check(context) == 1 else {
+        OpenSSL.clearErrors()
+        throw XidError(.invalidKey, "the P-256 private JWK's x and y do not match its d")
+      }
+      return try PlatformPrivateKey(algorithm: .es256, key: key)
     }
 
-    /// An Ed25519 key pair from its 32-byte seed and public key.
+    /// An Ed25519 key pair from its 32-byte seed and public key, which must be the seed's.
     static func ed25519(seed: [UInt8], x: [UInt8]) throws -> PlatformPrivateKey {
-      guard let pointer = xid_pkey_ed25519(x, seed) else {
+      // Made from the seed alone, so that the public key is derived, never taken from the JWK:
+      // OpenSSL keeps a public key given with the seed without checking that they belong together.
+      guard let pointer = EVP_PKEY_new_raw_private_key_ex(nil, "ED25519", nil, seed, seed.count) else {
         OpenSSL.clearErrors()
         throw XidError(.invalidKey, "OpenSSL rejected the Ed25519 private JWK")
       }
-      return try PlatformPrivateKey(algorithm: .edDSA, key: OpenSSLKey(pointer))
+      let key = OpenSSLKey(pointer)
+      var derived = [UInt8](repeating: 0, count: 32)
+      var length = derived.count
+      guard EVP_PKEY_get_raw_public_key(pointer, &derived, &length) == 1, length == 32 else {
+        OpenSSL.clearErrors()
+        throw XidError(.cryptoFailure, "OpenSSL could not derive the Ed25519 public key")
+      }
+      guard derived == x else { throw XidError(.invalidKey, "the Ed25519 private JWK's x does not match its d") }
+      return try PlatformPrivateKey(algorithm: .edDSA, key: key)
     }
 
     /// The public half, as JWK members (`kty` and the public parameters).
