@@ -14,6 +14,8 @@ extension JSONParser {
       throw parser.error("expected a JSON object")
     }
     parser.position += 1
+    // The object is a level of nesting, as it is for parse(_:): 64 levels in all.
+    try parser.enter()
     var names = MemberNames()
     parser.skipWhitespace()
     if parser.position < input.count, input[parser.position] == UInt8(ascii: "}") {
@@ -111,15 +113,34 @@ extension JSONParser {
   }
 }
 
-/// The member names of one object seen so far, to refuse a repeated one without hashing strings.
+/// The member names of one object seen so far, to refuse a repeated one without hashing strings
+/// while they are all ASCII (as claim and header names are).
+///
+/// Names are the same when ``parse(_:)`` would take them for the same key of a `[String: JSONValue]`:
+/// equal bytes, or canonically equivalent strings (`"é"` and `"e\u0301"`, `"K"` and `"\u212A"`), which
+/// takes a character outside ASCII. So both readers accept and refuse the same documents.
 private struct MemberNames {
   private var seen: [JSONParser.NameBytes] = []
+  /// Every name so far as a string (whose equality and hash are canonical equivalence), from the
+  /// first name outside ASCII on.
+  private var strings: Set<String>?
 
   /// Records `name`; `false` when the object already has it.
   mutating func insert(_ name: JSONParser.NameBytes, in input: UnsafeBufferPointer<UInt8>) -> Bool {
-    for other in seen where Self.equal(other, name, in: input) { return false }
-    seen.append(name)
-    return true
+    if strings == nil {
+      let ascii = withBytes(name, in: input) { bytes in !bytes.contains { $0 >= 0x80 } }
+      if ascii {
+        for other in seen where Self.equal(other, name, in: input) { return false }
+        seen.append(name)
+        return true
+      }
+      strings = Set(seen.map { string($0, in: input) })
+    }
+    return strings!.insert(string(name, in: input)).inserted
+  }
+
+  private func string(_ name: JSONParser.NameBytes, in input: UnsafeBufferPointer<UInt8>) -> String {
+    withBytes(name, in: input) { String(decoding: $0, as: UTF8.self) }
   }
 
   func withBytes<R>(

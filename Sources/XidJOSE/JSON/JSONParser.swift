@@ -83,7 +83,8 @@ struct JSONParser {
     return true
   }
 
-  private mutating func enter() throws {
+  /// Counts one more level of nesting; the object of ``visitObject(_:_:)`` counts as one too.
+  mutating func enter() throws {
     depth += 1
     guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth) levels") }
   }
