@@ -16,6 +16,9 @@ let package = Package(
     .library(name: "XidURLSession", targets: ["XidURLSession"]),
     // The RFC 8252 loopback redirect listener and browser launcher (macOS and Linux programs).
     .library(name: "XidLoopback", targets: ["XidLoopback"]),
+    // JOSE alone (base64url, JSON, JWK, JWS, JWT), for programs that verify tokens without the SDK, and
+    // for the fuzz targets of Fuzz/ (a separate package, so `swift build` here never builds them).
+    .library(name: "XidJOSE", targets: ["XidJOSE"]),
     .library(name: "XidTesting", targets: ["XidTesting"]),
     .library(name: "XidAppIntents", targets: ["XidAppIntents"]),
     // The command-line tool: `swift run xid demo`.

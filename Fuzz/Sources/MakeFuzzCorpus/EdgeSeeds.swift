@@ -1,0 +1,35 @@
+import Xid
+
+/// Hand-written seeds for the corners of JSON that real outputs rarely show: number limits,
+/// escapes and surrogate pairs, non-ASCII member names, nesting at the depth limit, and JWS headers
+/// with `crit` and `b64`.
+enum EdgeSeeds {
+  static func write(to corpus: inout Corpus) {
+    let json: [(String, String)] = [
+      ("numbers", "[0,-0,1.5e-7,1E+2,-9223372036854775808,9223372036854775807,9223372036854775808,1e-400]"),
+      ("number-limits", "[1.7976931348623157e308,5e-324,0.30000000000000004,12345678901234567890123]"),
+      ("literals", " [ true , false , null ] "),
+      ("escapes", #"["\"\\\/\b\f\n\r\t","\u0000\u001f\u00e9\uD83D\uDE00\uFFFF"]"#),
+      ("utf8", "{\"name\":\"Zoë Ångström 日本 🎉\",\"e\":\"\u{7F}\"}"),
+      ("non-ascii-names", #"{"é":1,"\u00fc":{"ß":[]},"日本":null}"#),
+      ("empty", #"{"":{},"a":[],"b":""}"#),
+      ("scalar", #""just a string""#),
+      ("depth-64", String(repeating: "[", count: 64) + String(repeating: "]", count: 64)),
+      ("depth-64-in-object", "{\"a\":" + String(repeating: "[", count: 63) + String(repeating: "]", count: 63) + "}"),
+    ]
+    for (name, text) in json { corpus.addJSON("edge-\(name)", text.utf8) }
+
+    // JWS headers FuzzJWS should reach: crit, b64, an unknown alg. The payload and signature are
+    // empty or short; signatures cannot verify.
+    let headers: [(String, String)] = [
+      ("crit", #"{"alg":"ES256","crit":["exp"],"exp":1}"#),
+      ("b64-false", #"{"alg":"ES256","b64":false,"crit":["b64"]}"#),
+      ("alg-none", #"{"alg":"none"}"#),
+      ("alg-hs256", #"{"alg":"HS256","kid":"kid-ec-sign"}"#),
+    ]
+    for (name, header) in headers {
+      let token = Base64URL.encode(header.utf8) + "." + Base64URL.encode(#"{"sub":"alice"}"#.utf8) + ".AAAA"
+      corpus.add("edge-header-\(name)", token.utf8, for: .jws)
+    }
+  }
+}
