@@ -26,9 +26,15 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
   /// Every member of the response, known or not.
   public let raw: [String: JSONValue]
 
+  /// The longest lifetime a response's `expires_in` gives a token: 2³¹ − 1 seconds (68 years). A
+  /// longer one counts as this: no `Duration` holds some values a server may send (`1e300`), and
+  /// none of them means anything but "does not expire soon".
+  public static let maximumLifetime: Duration = .seconds(Int64(Int32.max))
+
   /// Reads a token response object.
   ///
-  /// `expires_in` may be a number or a numeric string (some providers send `"3600"`).
+  /// `expires_in` may be a number or a numeric string (some providers send `"3600"`); one over
+  /// ``maximumLifetime`` counts as ``maximumLifetime``.
   ///
   /// - Throws: ``XidError/Code/invalidTokenResponse`` when `access_token` is missing or empty, a known
   ///   member has the wrong type, or `token_type` is missing or neither Bearer nor DPoP.
@@ -57,12 +63,12 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
       guard let seconds = Int64(text), seconds >= 0 else {
         throw XidError(.invalidTokenResponse, "the token response's \"expires_in\" is not a number of seconds")
       }
-      expiresIn = .seconds(seconds)
+      expiresIn = min(.seconds(seconds), Self.maximumLifetime)
     case let value?:
       guard let seconds = value.doubleValue, seconds.isFinite, seconds >= 0 else {
         throw XidError(.invalidTokenResponse, "the token response's \"expires_in\" is not a number of seconds")
       }
-      expiresIn = .seconds(seconds)
+      expiresIn = seconds < Self.maximumLifetime.timeInterval ? .seconds(seconds) : Self.maximumLifetime
     }
     self.accessToken = accessToken
     self.tokenType = tokenType
