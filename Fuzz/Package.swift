@@ -29,6 +29,12 @@ let package = Package(
     .executable(name: "FuzzJSONDifferential", targets: ["FuzzJSONDifferential"]),
     .executable(name: "FuzzJWS", targets: ["FuzzJWS"]),
     .executable(name: "FuzzJWK", targets: ["FuzzJWK"]),
+    .executable(name: "FuzzDiscovery", targets: ["FuzzDiscovery"]),
+    .executable(name: "FuzzTokenResponse", targets: ["FuzzTokenResponse"]),
+    .executable(name: "FuzzAuthorizationResponse", targets: ["FuzzAuthorizationResponse"]),
+    .executable(name: "FuzzHTTPRequestHead", targets: ["FuzzHTTPRequestHead"]),
+    .executable(name: "FuzzWWWAuthenticate", targets: ["FuzzWWWAuthenticate"]),
+    .executable(name: "FuzzTokenRecord", targets: ["FuzzTokenRecord"]),
     // Writes the seed corpora; built without sanitizers (scripts/make-fuzz-corpus.sh).
     .executable(name: "MakeFuzzCorpus", targets: ["MakeFuzzCorpus"]),
   ],
@@ -42,6 +48,14 @@ let package = Package(
     fuzzTarget("FuzzJSONDifferential"),
     fuzzTarget("FuzzJWS"),
     fuzzTarget("FuzzJWK"),
+    // XidCore's and XidLoopback's parsers. Those whose entry point is internal (the request head,
+    // WWW-Authenticate, the token record) use `@testable import`: fuzz.sh builds with -enable-testing.
+    fuzzTarget("FuzzDiscovery", ["XidCore"]),
+    fuzzTarget("FuzzTokenResponse", ["XidCore"]),
+    fuzzTarget("FuzzAuthorizationResponse", ["XidCore"]),
+    fuzzTarget("FuzzHTTPRequestHead", ["XidCore", "XidLoopback"]),
+    fuzzTarget("FuzzWWWAuthenticate", ["XidCore"]),
+    fuzzTarget("FuzzTokenRecord", ["XidCore"]),
     .executableTarget(
       name: "MakeFuzzCorpus",
       dependencies: [

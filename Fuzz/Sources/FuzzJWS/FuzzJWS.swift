@@ -49,8 +49,8 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
   let claims = try? JWTClaims(payload: jws.payload)
   if let claims {
     _ = claims.raw
-    _ = try? claims.validateTimes(now: now, leeway: 60)
-    _ = try? claims.validateTimes(now: now, leeway: 0, requireExpiration: false, requireIssuedAt: true)
+    _ = try? claims.validateTimes(now: now, leeway: .seconds(60))
+    _ = try? claims.validateTimes(now: now, leeway: .zero, requireExpiration: false, requireIssuedAt: true)
   }
   switch signed {
   case .success(let jwt):

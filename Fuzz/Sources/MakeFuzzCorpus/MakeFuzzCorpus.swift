@@ -39,6 +39,12 @@ enum Target: String, CaseIterable {
   case differential = "FuzzJSONDifferential"
   case jws = "FuzzJWS"
   case jwk = "FuzzJWK"
+  case discovery = "FuzzDiscovery"
+  case tokenResponse = "FuzzTokenResponse"
+  case authorizationResponse = "FuzzAuthorizationResponse"
+  case httpRequestHead = "FuzzHTTPRequestHead"
+  case wwwAuthenticate = "FuzzWWWAuthenticate"
+  case tokenRecord = "FuzzTokenRecord"
 }
 
 /// The seeds of every target, written to disk at the end.
@@ -101,6 +107,7 @@ enum ProviderSeeds {
 
       let discovery = try await get(provider, .discovery)
       corpus.addJSON("provider-discovery-\(name)", discovery)
+      corpus.add("provider-discovery-\(name)", discovery, for: .discovery)
       let jwks = try await get(provider, .jwks)
       corpus.addJSON("provider-jwks-\(name)", jwks)
       corpus.add("provider-jwks-\(name)", jwks, for: .jwk)
@@ -108,12 +115,25 @@ enum ProviderSeeds {
         corpus.add("provider-jwk-\(name)-\(index)", key.serializedBytes(), for: .jwk)
       }
 
-      let tokens = try await signIn(provider)
+      let (tokens, callback) = try await signIn(provider)
       corpus.addJSON("provider-token-response-\(name)", tokens)
-      corpus.addJSON("provider-error-response-\(name)", try await badExchange(provider))
+      corpus.add("provider-token-response-\(name)", tokens, for: .tokenResponse)
+      let errorResponse = try await badExchange(provider)
+      corpus.addJSON("provider-error-response-\(name)", errorResponse)
+      corpus.add("provider-error-response-\(name)", errorResponse, for: .tokenResponse)
+      RedirectSeeds.write(callback: callback, name: name, to: &corpus)
       let json = try JSONValue(parsing: tokens)
+      corpus.add("record-from-token-response-\(name)", RedirectSeeds.record(from: json), for: .tokenRecord)
       if let accessToken = json["access_token"]?.stringValue {
         corpus.addJSON("provider-userinfo-\(name)", try await get(provider, .userInfo, bearer: accessToken))
+      }
+      if algorithm == .es256 {
+        // The challenge of a refused access token.
+        var request = HTTPRequest(url: provider.url(for: .userInfo))
+        request.headers["Authorization"] = "Bearer not-a-token"
+        if let challenge = try await provider.transport.send(request).headers["WWW-Authenticate"] {
+          corpus.add("provider-userinfo-challenge", challenge.utf8, for: .wwwAuthenticate)
+        }
       }
       guard let idToken = json["id_token"]?.stringValue else { continue }
       corpus.add("provider-id-token-\(name)", idToken.utf8, for: .jws)
@@ -137,7 +157,7 @@ enum ProviderSeeds {
       ]
       for (label, misbehavior) in hostile {
         try await provider.misbehave(misbehavior, .once)
-        let response = try await signIn(provider)
+        let (response, _) = try await signIn(provider)
         if let token = try JSONValue(parsing: response)["id_token"]?.stringValue {
           corpus.add("provider-id-token-\(label)", token.utf8, for: .jws)
         }
@@ -158,8 +178,8 @@ enum ProviderSeeds {
     return Array(try await provider.transport.send(request).body)
   }
 
-  /// A whole authorization code flow with PKCE; the token endpoint's response.
-  private static func signIn(_ provider: TestProvider) async throws -> [UInt8] {
+  /// A whole authorization code flow with PKCE; the token endpoint's response and the redirect.
+  private static func signIn(_ provider: TestProvider) async throws -> (tokens: [UInt8], callback: URL) {
     let verifier = Base64URL.encode(try XidCrypto.randomBytes(count: 32))
     let challenge = Base64URL.encode(XidCrypto.sha256(Array(verifier.utf8)))
     let authorization = provider.url(for: .authorization).appendingQuery([
@@ -178,7 +198,7 @@ enum ProviderSeeds {
           ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
           ("client_id", "xid-example"), ("code_verifier", verifier),
         ]))
-    return Array(response.body)
+    return (Array(response.body), callback)
   }
 
   /// The token endpoint's error response to a code it never issued.
