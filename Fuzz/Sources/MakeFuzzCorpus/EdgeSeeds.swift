@@ -31,5 +31,13 @@ enum EdgeSeeds {
       let token = Base64URL.encode(header.utf8) + "." + Base64URL.encode(#"{"sub":"alice"}"#.utf8) + ".AAAA"
       corpus.add("edge-header-\(name)", token.utf8, for: .jws)
     }
+
+    // Inputs that once stopped the process, kept as seeds (each also has a regression test).
+    let regressions: [(String, String, Target)] = [
+      // TokenResponseExpiryTests
+      ("regression-expires-in-1e300", #"{"access_token":"a","token_type":"Bearer","expires_in":1e300}"#, .tokenResponse),
+      ("regression-expires-in-1e20", #"{"access_token":"a","token_type":"Bearer","expires_in":1e20}"#, .tokenResponse),
+    ]
+    for (name, text, target) in regressions { corpus.add(name, text.utf8, for: target) }
   }
 }
