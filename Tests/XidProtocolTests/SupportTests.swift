@@ -64,3 +64,27 @@ struct SupportTests {
     #expect(!error(400, "invalid_grant").isTransient)
   }
 }
+
+/// `WWW-Authenticate` parsing takes time in proportion to the header (found by FuzzWWWAuthenticate:
+/// 64 KiB of ", " took 36 s, since every position after a space or comma made strings of its own).
+struct ChallengeParameterBoundTests {
+  @Test func aLongChallengeIsReadInTimeProportionalToItsLength() {
+    let header = String(repeating: ", ", count: 512 * 1024) + #"error="invalid_token""#
+    let clock = ContinuousClock()
+    let started = clock.now
+    #expect(ProtocolHTTP.challengeParameter("error", in: header) == "invalid_token")
+    #expect(ProtocolHTTP.challengeParameter("error_description", in: header) == nil)
+    // A generous bound: linear parsing takes milliseconds; the quadratic one took minutes.
+    #expect(clock.now - started < .seconds(2))
+  }
+
+  @Test func namesMatchWithoutRegardToASCIICaseAndOnlyAtAParameterBoundary() {
+    #expect(ProtocolHTTP.challengeParameter("error", in: #"Bearer ERROR="a""#) == "a")
+    #expect(ProtocolHTTP.challengeParameter("error", in: #"Bearer xerror="a", error=b"#) == "b")
+    #expect(ProtocolHTTP.challengeParameter("error", in: #"Bearer,error="a\"b\\c""#) == #"a"b\c"#)
+    #expect(ProtocolHTTP.challengeParameter("error", in: #"Bearer error="unterminated"#) == "unterminated")
+    #expect(ProtocolHTTP.challengeParameter("error", in: "Bearer error=") == "")
+    #expect(ProtocolHTTP.challengeParameter("error", in: "Bearer error") == nil)
+    #expect(ProtocolHTTP.challengeParameter("realm", in: #"Bearer realm="é\"日本""#) == #"é"日本"#)
+  }
+}

@@ -152,38 +152,46 @@ struct ProtocolHTTP: Sendable {
   }
 
   /// The value of `name` in an authentication challenge such as `Bearer realm="x", error="y"`.
+  ///
+  /// The name matches without regard to ASCII case, at the start or after a space or a comma; a quoted
+  /// value ends at its closing quote (or the end), with `\` escaping the next character. One pass over
+  /// the UTF-8 bytes, without allocating per position: time in proportion to the header's length.
   static func challengeParameter(_ name: String, in challenge: String) -> String? {
-    let scalars = Array(challenge.unicodeScalars)
-    let target = Array(name.lowercased().unicodeScalars)
+    let target = Array(name.utf8).map(asciiLowercase)
+    guard !target.isEmpty else { return nil }
+    let bytes = Array(challenge.utf8)
+    let count = bytes.count
     var index = 0
-    while index < scalars.count {
+    while index + target.count < count {
       // A parameter name starts the string or follows a space or a comma.
-      let atBoundary = index == 0 || scalars[index - 1] == " " || scalars[index - 1] == ","
-      if atBoundary, index + target.count < scalars.count,
-        String(String.UnicodeScalarView(scalars[index..<(index + target.count)])).lowercased()
-          == String(String.UnicodeScalarView(target)),
-        scalars[index + target.count] == "="
+      let atBoundary = index == 0 || bytes[index - 1] == UInt8(ascii: " ") || bytes[index - 1] == UInt8(ascii: ",")
+      if atBoundary, bytes[index + target.count] == UInt8(ascii: "="),
+        target.indices.allSatisfy({ asciiLowercase(bytes[index + $0]) == target[$0] })
       {
         var position = index + target.count + 1
-        var value = String.UnicodeScalarView()
-        if position < scalars.count, scalars[position] == "\"" {
+        var value: [UInt8] = []
+        if position < count, bytes[position] == UInt8(ascii: "\"") {
           position += 1
-          while position < scalars.count, scalars[position] != "\"" {
-            if scalars[position] == "\\", position + 1 < scalars.count { position += 1 }
-            value.append(scalars[position])
+          while position < count, bytes[position] != UInt8(ascii: "\"") {
+            if bytes[position] == UInt8(ascii: "\\"), position + 1 < count { position += 1 }
+            value.append(bytes[position])
             position += 1
           }
         } else {
-          while position < scalars.count, scalars[position] != ",", scalars[position] != " " {
-            value.append(scalars[position])
+          while position < count, bytes[position] != UInt8(ascii: ","), bytes[position] != UInt8(ascii: " ") {
+            value.append(bytes[position])
             position += 1
           }
         }
-        return String(value)
+        return String(decoding: value, as: UTF8.self)
       }
       index += 1
     }
     return nil
+  }
+
+  private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
   }
 
   /// The typed error for a response that failed: its status, its OAuth error when one could be read
