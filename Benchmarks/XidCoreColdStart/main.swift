@@ -24,8 +24,14 @@ func fail(_ message: String, status: Int32) -> Never {
 }
 
 /// The paths of the shared objects mapped into this process.
+///
+/// Read to the end through a file handle: `String(contentsOfFile:)` stops after the first 4 KiB of a
+/// file that reports no size, as /proc files do, which under ThreadSanitizer (whose mappings come
+/// first) left libFoundation, and could leave libcurl, out of the list.
 func loadedLibraries() -> [String] {
-  guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [] }
+  guard let handle = FileHandle(forReadingAtPath: "/proc/self/maps") else { return [] }
+  defer { try? handle.close() }
+  let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
   var paths = Set<String>()
   for line in maps.split(separator: "\n") {
     guard let slash = line.firstIndex(of: "/") else { continue }
