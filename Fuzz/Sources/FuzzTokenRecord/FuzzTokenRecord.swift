@@ -43,7 +43,7 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
 }
 
 private func sameExceptExpiry(_ a: TokenRecord, _ b: TokenRecord) -> Bool {
-  a.version == b.version && a.accessToken == b.accessToken && a.tokenType == b.tokenType
-    && a.refreshToken == b.refreshToken && a.sealedRefreshToken == b.sealedRefreshToken && a.idToken == b.idToken
-    && a.scopes == b.scopes && a.issuer == b.issuer && a.clientId == b.clientId && a.account == b.account
+  var b = b
+  b.expiresAt = a.expiresAt
+  return a == b
 }
