@@ -92,6 +92,12 @@
       throw XidError(.cryptoFailure, "OpenSSL could not export the public key")
     }
 
+    /// The private scalar of a P-256 key, 32 big-endian bytes; `nil` for other keys.
+    func privateScalar() -> [UInt8]? {
+      guard algorithm == .es256 else { return nil }
+      return key.bigNumber("priv", length: 32)
+    }
+
     /// Signs `message`, returning the JWS signature bytes (r ‖ s for ES256).
     func signature(for message: UnsafeRawBufferPointer) throws -> [UInt8] {
       let result: [UInt8]?
