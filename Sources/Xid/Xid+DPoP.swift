@@ -1,6 +1,10 @@
 import Foundation
 import XidCore
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 extension Xid {
   /// The headers that authorize a request the app sends with its own networking (for example a
   /// `URLSession` upload): `Authorization` with the access token (refreshed when needed) and, with
@@ -30,5 +34,20 @@ extension Xid {
   @discardableResult
   public func recordResponse(_ response: HTTPResponse, for url: URL) -> Bool {
     (try? engine().recordResponse(response, for: url)) ?? false
+  }
+
+  /// ``recordResponse(_:for:)`` for a response `URLSession` returned: its `DPoP-Nonce` and
+  /// `WWW-Authenticate` headers, for its URL.
+  ///
+  /// - Returns: `true` when the server asks for a proof with its new nonce: make new headers with
+  ///   ``authorizationHeaders(method:url:forceRefresh:)`` and send once more.
+  @discardableResult
+  public func recordResponse(_ response: HTTPURLResponse) -> Bool {
+    guard let url = response.url else { return false }
+    var headers = HTTPHeaders()
+    for name in ["DPoP-Nonce", "WWW-Authenticate"] {
+      if let value = response.value(forHTTPHeaderField: name) { headers[name] = value }
+    }
+    return recordResponse(HTTPResponse(status: response.statusCode, headers: headers), for: url)
   }
 }

@@ -76,7 +76,10 @@ struct DPoPProofTests {
     let proof = try DPoPProof.make(key: restored, method: "GET", url: URL(string: "https://a.example/")!)
     try CompactJWS(parsing: proof).verify(with: JWSVerificationKey(jwk: key.publicJWK), allowedAlgorithms: [.es256])
     let d = try #require(try JSONValue(parsing: Array(stored.utf8))["d"]?.stringValue)
-    for text in [key.description, "\(restored)", String(reflecting: key)] {
+    var dumped = ""
+    dump(key, to: &dumped)
+    dump(restored, to: &dumped)
+    for text in [key.description, "\(restored)", String(reflecting: key), dumped] {
       #expect(!text.contains(d))
       #expect(text.contains(key.thumbprint))
     }

@@ -6,6 +6,10 @@ import XidTesting
 
 @testable import XidCore
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 /// Whole DPoP-bound sessions (RFC 9449) against the strict test provider.
 @Suite(.noSecretLeaks)
 struct DPoPSessionTests {
@@ -262,6 +266,21 @@ struct DPoPSessionTests {
     #expect(challenged.status == 401)
     #expect(harness.xid.recordResponse(challenged, for: url))
     #expect(try await send().status == 200)
+  }
+
+  @Test func aURLSessionResponseFeedsTheNonceBackToo() async throws {
+    let harness = try SessionHarness.dpop()
+    try await harness.xid.signIn()
+    let url = URL(string: "https://api.example.com/v1/items")!
+    let answer = try #require(
+      HTTPURLResponse(
+        url: url, statusCode: 401, httpVersion: "HTTP/1.1",
+        headerFields: ["WWW-Authenticate": "DPoP error=\"use_dpop_nonce\"", "DPoP-Nonce": "api-nonce-1"]))
+    #expect(harness.xid.recordResponse(answer))
+    let proof = try #require(try await harness.xid.authorizationHeaders(method: "GET", url: url)["DPoP"])
+    #expect(try JSONValue(parsing: CompactJWS(parsing: proof).payload)["nonce"] == "api-nonce-1")
+    let fine = try #require(HTTPURLResponse(url: url, statusCode: 200, httpVersion: nil, headerFields: [:]))
+    #expect(!harness.xid.recordResponse(fine))
   }
 
   @Test func theDeviceFlowAndPushedRequestsAreBoundToo() async throws {

@@ -66,7 +66,7 @@
 
   /// A P-256 key in the Secure Enclave. CryptoKit's key is an immutable value that is safe to share,
   /// but the SDK does not mark it `Sendable`; hence `@unchecked`.
-  struct SecureEnclaveDPoPKey: DPoPKey, @unchecked Sendable {
+  struct SecureEnclaveDPoPKey: DPoPKey, CustomReflectable, @unchecked Sendable {
     let privateKey: SecureEnclave.P256.Signing.PrivateKey
     let publicJWK: JWK
     let thumbprint: String
@@ -84,6 +84,9 @@
       ])
       thumbprint = publicJWK.thumbprint
     }
+
+    /// The thumbprint only: `dump` shows no handle of the key.
+    var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint, "isHardwareBacked": true]) }
 
     func sign(_ message: [UInt8]) throws -> [UInt8] {
       do {

@@ -139,7 +139,7 @@ final class DPoPKeyStore: Sendable {
 }
 
 /// A DPoP key with the encoded header of its proofs, which is the same for every proof.
-struct PreparedDPoPKey: Sendable {
+struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflectable {
   let key: any DPoPKey
   let encodedHeader: String
 
@@ -150,6 +150,12 @@ struct PreparedDPoPKey: Sendable {
 
   var thumbprint: String { key.thumbprint }
 
+  /// The key's description; never its material.
+  var description: String { key.description }
+
+  /// The thumbprint only, so that `dump` shows no key material.
+  var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint]) }
+
   /// A proof for one request; see ``DPoPProof``.
   func proof(method: String, url: URL, accessToken: String?, nonce: String?, now: Date) throws -> String {
     try DPoPProof.make(
@@ -159,7 +165,7 @@ struct PreparedDPoPKey: Sendable {
 }
 
 /// What signs the proofs of one session's requests: its key, the nonces servers gave, and the clock.
-struct DPoPSigner: Sendable {
+struct DPoPSigner: Sendable, CustomReflectable {
   let key: PreparedDPoPKey
   let nonces: DPoPNonceCache
   let clock: any XidClock
@@ -168,4 +174,7 @@ struct DPoPSigner: Sendable {
   func proof(method: String, url: URL, accessToken: String? = nil) throws -> String {
     try key.proof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url), now: clock.now)
   }
+
+  /// The key's thumbprint only.
+  var customMirror: Mirror { Mirror(self, children: ["key": key.thumbprint]) }
 }

@@ -37,8 +37,9 @@ public struct SoftwareDPoPKeyFactory: DPoPKeyFactory {
   }
 }
 
-/// A P-256 key in software, signing with XidJOSE's ES256.
-struct SoftwareDPoPKey: DPoPKey {
+/// A P-256 key in software, signing with XidJOSE's ES256. Its description and mirror show the
+/// thumbprint only.
+struct SoftwareDPoPKey: DPoPKey, CustomReflectable {
   let signingKey: JWSSigningKey
   let publicJWK: JWK
   let thumbprint: String
@@ -54,4 +55,6 @@ struct SoftwareDPoPKey: DPoPKey {
   }
 
   func sign(_ message: [UInt8]) throws -> [UInt8] { try signingKey.signature(for: message) }
+
+  var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint, "isHardwareBacked": false]) }
 }
