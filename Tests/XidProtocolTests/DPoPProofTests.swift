@@ -40,6 +40,13 @@ struct DPoPProofTests {
     #expect(Set(claims.keys) == ["jti", "htm", "htu", "iat"])
   }
 
+  @Test func valuesThatNeedEscapingStayValidJSON() throws {
+    let proof = try DPoPProof.make(
+      key: Self.key(), method: "GET", url: URL(string: "https://a.example/x")!, nonce: "quote\" back\\ é\u{1}")
+    let claims = try JSONValue(parsing: CompactJWS(parsing: proof).payload)
+    #expect(claims["nonce"] == "quote\" back\\ é\u{1}")
+  }
+
   @Test(arguments: [
     ("https://op.example/api/oidc/token", "https://op.example/api/oidc/token"),
     ("https://OP.example:8443/a/b%2Fc/?x=1&y=2", "https://OP.example:8443/a/b%2Fc/"),

@@ -142,10 +142,21 @@ final class DPoPKeyStore: Sendable {
 struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflectable {
   let key: any DPoPKey
   let encodedHeader: String
+  /// The `ath` of the last access token this key made a proof for: a session sends the same token
+  /// until it is refreshed. It goes with the key (at sign-out, when the key is forgotten).
+  private let lastTokenHash = LockedValue<(token: String, hash: String)?>(nil)
 
   init(_ key: any DPoPKey) {
     self.key = key
     self.encodedHeader = DPoPProof.encodedHeader(for: key.publicJWK)
+  }
+
+  /// The `ath` of `accessToken`, computed once per token.
+  func accessTokenHash(_ accessToken: String) -> String {
+    if let last = lastTokenHash.get(), last.token == accessToken { return last.hash }
+    let hash = DPoPProof.accessTokenHash(accessToken)
+    lastTokenHash.set((accessToken, hash))
+    return hash
   }
 
   var thumbprint: String { key.thumbprint }
@@ -159,8 +170,8 @@ struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflectable {
   /// A proof for one request; see ``DPoPProof``.
   func proof(method: String, url: URL, accessToken: String?, nonce: String?, now: Date) throws -> String {
     try DPoPProof.make(
-      encodedHeader: encodedHeader, sign: key.sign, method: method, url: url, accessToken: accessToken, nonce: nonce,
-      issuedAt: now)
+      encodedHeader: encodedHeader, sign: key.sign, method: method, url: url,
+      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce, issuedAt: now)
   }
 }
 

@@ -10,7 +10,7 @@ import Foundation
 /// A proof has:
 /// - the header `typ: "dpop+jwt"`, `alg: "ES256"` and `jwk`, the public key only (`kty`, `crv`, `x`,
 ///   `y`);
-/// - the claims `jti` (128 random bits, base64url), `htm` (the method), `htu` (the URL without query
+/// - the claims `jti` (128 random bits from the platform's CSPRNG, base64url), `htm` (the method), `htu` (the URL without query
 ///   and fragment, otherwise exactly as sent, since servers compare bytes), `iat` (whole seconds,
 ///   rounded down so it is never ahead of the clock), `ath` (the base64url SHA-256 of the access
 ///   token, toward resource servers) and `nonce` (when the server gave one).
@@ -35,15 +35,29 @@ public enum DPoPProof {
     issuedAt: Date = Date()
   ) throws -> String {
     try make(
-      encodedHeader: encodedHeader(for: key.publicJWK), sign: key.sign, method: method, url: url,
-      accessToken: accessToken, nonce: nonce, issuedAt: issuedAt)
+      encodedHeader: cachedHeader(for: key), sign: key.sign, method: method, url: url,
+      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce, issuedAt: issuedAt)
+  }
+
+  /// The header of the last key ``make(key:method:url:accessToken:nonce:issuedAt:)`` was called with:
+  /// apps have one key at a time.
+  private static let lastHeader = LockedValue<(thumbprint: String, header: String)?>(nil)
+
+  private static func cachedHeader(for key: any DPoPKey) -> String {
+    let thumbprint = key.thumbprint
+    if let last = lastHeader.get(), last.thumbprint == thumbprint { return last.header }
+    let header = encodedHeader(for: key.publicJWK)
+    lastHeader.set((thumbprint, header))
+    return header
   }
 
   /// The `htu` of a request to `url`: the URL as sent, without its query and fragment.
   public static func targetURI(of url: URL) -> String {
     let text = url.absoluteString
-    guard let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return text }
-    return String(text[..<end])
+    guard let end = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+      return text
+    }
+    return String(text.utf8[..<end])!
   }
 
   /// The `ath` for `accessToken`: the base64url SHA-256 of its ASCII bytes.
@@ -66,32 +80,55 @@ public enum DPoPProof {
   }
 
   /// The base64url of a proof's header for the key `jwk`: the same for every proof of a key, so
-  /// callers that send many proofs compute it once.
+  /// callers that send many proofs compute it once. Members in lexicographic order, no whitespace.
   static func encodedHeader(for jwk: JWK) -> String {
-    let header: JSONValue = [
-      "typ": .string(type), "alg": "ES256",
-      "jwk": [
-        "kty": "EC", "crv": "P-256", "x": jwk.members["x"] ?? .null, "y": jwk.members["y"] ?? .null,
-      ],
-    ]
-    return Base64URL.encode(header.serializedBytes(sortedKeys: true))
+    var json = #"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"#
+    appendJSONString(jwk.members["x"]?.stringValue ?? "", to: &json)
+    json += #","y":"#
+    appendJSONString(jwk.members["y"]?.stringValue ?? "", to: &json)
+    json += #"},"typ":"dpop+jwt"}"#
+    return Base64URL.encode(json.utf8)
   }
 
-  /// A proof with a header already encoded (see ``encodedHeader(for:)``).
+  /// A proof with a header already encoded (see ``encodedHeader(for:)``) and, toward a resource, the
+  /// access token's hash already computed.
+  ///
+  /// The claims' JSON is written directly, since a proof is made for every request.
   static func make(
-    encodedHeader: String, sign: ([UInt8]) throws -> [UInt8], method: String, url: URL, accessToken: String?,
+    encodedHeader: String, sign: ([UInt8]) throws -> [UInt8], method: String, url: URL, accessTokenHash: String?,
     nonce: String?, issuedAt: Date
   ) throws -> String {
-    var claims: [String: JSONValue] = [
-      "jti": .string(Base64URL.encode(try XidCrypto.randomBytes(count: 16))),
-      "htm": .string(method),
-      "htu": .string(targetURI(of: url)),
-      "iat": .int(Int64(issuedAt.timeIntervalSince1970.rounded(.down))),
-    ]
-    if let accessToken { claims["ath"] = .string(accessTokenHash(accessToken)) }
-    if let nonce { claims["nonce"] = .string(nonce) }
-    let signingInput = encodedHeader + "." + Base64URL.encode(JSONValue.object(claims).serializedBytes())
-    let signature = try sign(Array(signingInput.utf8))
-    return signingInput + "." + Base64URL.encode(signature)
+    var claims = #"{"jti":""# + (try DPoPJTI.next()) + #"","htm":"#
+    claims.reserveCapacity(256)
+    appendJSONString(method, to: &claims)
+    claims += #","htu":"#
+    appendJSONString(targetURI(of: url), to: &claims)
+    claims += #","iat":"# + String(Int64(issuedAt.timeIntervalSince1970.rounded(.down)))
+    if let accessTokenHash { claims += #","ath":""# + accessTokenHash + "\"" }
+    if let nonce {
+      claims += #","nonce":"#
+      appendJSONString(nonce, to: &claims)
+    }
+    claims += "}"
+    // The JWS is assembled in one buffer: header, claims, then the signature of what precedes it.
+    var jws = [UInt8]()
+    jws.reserveCapacity(encodedHeader.utf8.count + claims.utf8.count * 4 / 3 + 92)
+    jws.append(contentsOf: encodedHeader.utf8)
+    jws.append(UInt8(ascii: "."))
+    claims.withUTF8 { Base64URL.append($0, to: &jws) }
+    let signature = try sign(jws)
+    jws.append(UInt8(ascii: "."))
+    signature.withUnsafeBufferPointer { Base64URL.append($0, to: &jws) }
+    return String(decoding: jws, as: UTF8.self)
+  }
+
+  /// Appends `text` as a JSON string: as it is between quotes when it has nothing to escape (the
+  /// usual case: base64url, methods, URLs), through ``JSONValue`` otherwise.
+  private static func appendJSONString(_ text: String, to json: inout String) {
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F }) {
+      json += "\"" + text + "\""
+    } else {
+      json += JSONValue.string(text).serialized()
+    }
   }
 }
