@@ -11,7 +11,8 @@
 #    time, each interleaved in 100 ms slices with the raw signature `openssl speed` times):
 #      proof    DPoPProof.make(key:method:url:accessToken:nonce:issuedAt:), a resource proof;
 #      headers  Xid.authorizationHeaders(method:url:), what a session makes per request;
-#    and Xid.send(GET) medians over loopback, DPoP against Bearer (wall-clock, batches alternating);
+#    and Xid.send(GET) medians over loopback, DPoP against Bearer (wall-clock, batches rotating), with
+#    a Bearer request padded to the proof's size as a third variant, and the process's CPU time;
 # 4. prints a Markdown table: each proof rate against `openssl speed`'s sign rate (goal ≥ 0.80), the
 #    in-process ratio, and the send medians with their difference (goal ≤ +100 µs) and ratio.
 #
@@ -69,7 +70,8 @@ awk -v sign="$sign" -v rounds="$rounds" '
   }
   $1 == "dpop" && $2 == "send" {
     s++; bearer[s] = field("bearer_median_us"); dpop[s] = field("dpop_median_us")
-    diff[s] = field("dpop_minus_bearer_us"); ratio[s] = field("ratio")
+    diff[s] = field("dpop_minus_bearer_us"); ratio[s] = field("ratio"); padded[s] = field("padded_median_us")
+    cpub[s] = field("bearer_cpu_us"); cpup[s] = field("padded_cpu_us"); cpud[s] = field("dpop_cpu_us")
   }
   END {
     if (sign <= 0) { print "dpop.sh: cannot read the sign rate from openssl speed" > "/dev/stderr"; exit 1 }
@@ -90,9 +92,13 @@ awk -v sign="$sign" -v rounds="$rounds" '
       for (i = 1; i <= s; i++) list[i] = dpop[i]; d = median(list, s)
       for (i = 1; i <= s; i++) list[i] = diff[i]; m = median(list, s)
       for (i = 1; i <= s; i++) list[i] = ratio[i]; q = median(list, s)
-      printf "\n| Xid.send over loopback | Bearer median µs | DPoP median µs | DPoP − Bearer µs | Goal | Status | Ratio |\n"
-      printf "|---|--:|--:|--:|--:|---|--:|\n"
-      printf "| GET, 200 from a server that checks nothing | %.1f | %.1f | %+.1f | ≤ +100 | %s | %.3f |\n", b, d, m, (m <= 100 ? "PASS" : "ABOVE"), q
+      for (i = 1; i <= s; i++) list[i] = padded[i]; p = median(list, s)
+      for (i = 1; i <= s; i++) list[i] = cpub[i]; cb = median(list, s)
+      for (i = 1; i <= s; i++) list[i] = cpup[i]; cp = median(list, s)
+      for (i = 1; i <= s; i++) list[i] = cpud[i]; cd = median(list, s)
+      printf "\n| Xid.send over loopback | Bearer median µs | DPoP median µs | DPoP − Bearer µs | Goal | Status | Ratio | Bearer + proof-sized header µs | CPU µs/request: Bearer, padded, DPoP |\n"
+      printf "|---|--:|--:|--:|--:|---|--:|--:|---|\n"
+      printf "| GET, 200 from a server that checks nothing | %.1f | %.1f | %+.1f | ≤ +100 | %s | %.3f | %.1f | %.0f, %.0f, %.0f |\n", b, d, m, (m <= 100 ? "PASS" : "ABOVE"), q, p, cb, cp, cd
     }
   }' "$xid_out"
 echo "(raw outputs: $openssl_out, $xid_out)" >&2

@@ -148,6 +148,18 @@ struct DPoPNonceCacheTests {
     #expect(other.nonce(for: api) == "api-1")
   }
 
+  @Test(arguments: [
+    ("https://OP.example/token?x=1", "https://op.example:443"),
+    ("https://op.example:443", "https://op.example:443"),
+    ("http://user:pw@127.0.0.1:8080/a#b", "http://127.0.0.1:8080"),
+    ("http://[::1]:4000/x", "http://[::1]:4000"),
+    ("http://[::1]/x", "http://[::1]:80"),
+    ("https://api.example:8443?q", "https://api.example:8443"),
+  ])
+  func theOriginIsSchemeHostAndPort(url: String, origin: String) {
+    #expect(DPoPNonceCache.origin(of: URL(string: url)!) == origin)
+  }
+
   @Test func aMalformedNonceIsIgnored() {
     let cache = DPoPNonceCache()
     let url = URL(string: "https://op.example/token")!

@@ -43,11 +43,33 @@ public final class DPoPNonceCache: Sendable {
   }
 
   /// The origin of `url`: lower-case scheme and host, and the port (the scheme's default when none).
+  ///
+  /// Read from the URL's text (a proof is made for every request, and asking `URL` for its parts
+  /// parses it again each time): `scheme://[userinfo@]host[:port]` up to the path, query or fragment.
   static func origin(of url: URL) -> String {
-    let scheme = url.scheme?.lowercased() ?? ""
-    let host = url.host?.lowercased() ?? ""
-    let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
-    return "\(scheme)://\(host):\(port)"
+    let text = url.absoluteString.utf8
+    guard let colon = text.firstIndex(of: UInt8(ascii: ":")),
+      text[colon...].starts(with: "://".utf8)
+    else { return "\(url.scheme?.lowercased() ?? ""):" }
+    let scheme = String(text[..<colon])!.lowercased()
+    let afterSlashes = text.index(colon, offsetBy: 3)
+    let end = text[afterSlashes...].firstIndex {
+      $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+    }
+    var authority = text[afterSlashes..<(end ?? text.endIndex)]
+    if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
+    // The port follows the last colon, unless that colon is inside an IPv6 literal's brackets.
+    var host = authority
+    var port: Substring.UTF8View.SubSequence?
+    if let last = authority.lastIndex(of: UInt8(ascii: ":")),
+      authority.lastIndex(of: UInt8(ascii: "]")).map({ $0 < last }) ?? true
+    {
+      host = authority[..<last]
+      port = authority[authority.index(after: last)...]
+    }
+    let number =
+      port.flatMap { $0.isEmpty ? nil : Int(String($0)!) } ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
+    return "\(scheme)://\(String(host)!.lowercased()):\(number)"
   }
 
   /// The latest nonce of `url`'s origin, or `nil` when it never gave one.
