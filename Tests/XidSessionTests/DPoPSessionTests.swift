@@ -156,6 +156,18 @@ struct DPoPSessionTests {
     #expect(try harness.storedRecord() == before)
   }
 
+  @Test func aRefusedProofAtRefreshKeepsTheSession() async throws {
+    let harness = try SessionHarness.dpop()
+    try await harness.xid.signIn()
+    let before = try #require(try harness.storedRecord())
+    harness.provider.clock.advance(by: .seconds(301))
+    try await harness.provider.misbehave(.replayedDPoPProof, .once)
+    let error = await expectXidError(.tokenRequestFailed) { try await harness.xid.getAccessToken() }
+    #expect(error?.oauthError == "invalid_dpop_proof")
+    #expect(try harness.storedRecord() == before)
+    #expect(try await harness.xid.send(Self.resource(harness)).status == 200)
+  }
+
   @Test func aMissingKeyMakesTheSessionUnusableAndNothingIsSentWithoutIt() async throws {
     let storage = InMemoryTokenStorage()
     let provider = try TestProvider()
