@@ -31,26 +31,4 @@ package enum ECDSASignatureDER {
     output[1] = UInt8(length - 2)
     return length
   }
-
-  /// The 64-byte r ‖ s of a DER-encoded P-256 signature, or `nil` when `der` is not one: a sequence
-  /// of exactly two positive integers of at most 32 significant bytes, and nothing after it.
-  static func decodeP256(_ der: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-    guard der.count >= 8, der[0] == 0x30, Int(der[1]) == der.count - 2 else { return nil }
-    var raw = [UInt8](repeating: 0, count: 64)
-    var position = 2
-    for half in 0..<2 {
-      guard position + 2 <= der.count, der[position] == 0x02 else { return nil }
-      var length = Int(der[position + 1])
-      position += 2
-      guard length > 0, position + length <= der.count, der[position] & 0x80 == 0 else { return nil }
-      while length > 1 && der[position] == 0 {
-        position += 1
-        length -= 1
-      }
-      guard length <= 32 else { return nil }
-      for index in 0..<length { raw[half * 32 + 32 - length + index] = der[position + index] }
-      position += length
-    }
-    return position == der.count ? raw : nil
-  }
 }

@@ -170,7 +170,8 @@ extension TestProvider {
   /// when ``DPoPSettings/requiresNonce`` is on. The new nonce is not announced until then.
   ///
   /// - Returns: the new nonce.
-  /// - Throws: ``XidError`` with ``XidError/Code/cryptoFailure`` when no random bytes are available.
+  /// - Throws: ``/Xid/XidError`` with ``/Xid/XidError/Code/cryptoFailure`` when no random bytes are
+  ///   available.
   @discardableResult
   public func rotateDPoPNonce() throws -> String {
     let fresh = try dpopState.rotate(uses: configuration.dpop.nonceUses)

@@ -285,7 +285,7 @@ public actor OpenIDClient {
   // MARK: - Device authorization grant
 
   /// Starts a device authorization (RFC 8628): show the user code and verification URI it returns,
-  /// then call ``pollDeviceAuthorization(_:)``.
+  /// then call ``pollDeviceAuthorization(_:dpopKey:)``.
   ///
   /// - Parameter scopes: the scopes to request instead of the configuration's; `openid` is added.
   /// - Throws: ``XidError`` with ``XidError/Code/deviceAuthorizationFailed``,

@@ -4,7 +4,7 @@ import Foundation
 /// needs.
 ///
 /// Show ``userCode`` and ``verificationURI`` (or ``verificationURIComplete``, for example as a QR
-/// code), then poll with ``OpenIDClient/pollDeviceAuthorization(_:)``. It is `Codable` so that it can
+/// code), then poll with ``OpenIDClient/pollDeviceAuthorization(_:dpopKey:)``. It is `Codable` so that it can
 /// outlive the app's process; its `description` shows neither code.
 public struct DeviceAuthorization: Sendable, Hashable, Codable, CustomStringConvertible, CustomReflectable {
   /// `device_code`: the secret that polling presents.
