@@ -87,6 +87,12 @@ let package = Package(
       dependencies: ["Xid", "XidTesting", "BenchmarkSupport"],
       path: "Benchmarks/XidSessionBenchmarks"
     ),
+    // DPoP: proof creation against raw OpenSSL signing, and Xid.send with DPoP against Bearer.
+    .executableTarget(
+      name: "XidDPoPBenchmarks",
+      dependencies: ["Xid", "XidTesting", "XidLoopback", "BenchmarkSupport"],
+      path: "Benchmarks/XidDPoPBenchmarks"
+    ),
     // The cold start of a process that reads its token from FileTokenStorage (with the whole of Xid,
     // and with XidCore alone), and the two references Benchmarks/cold-start.sh times them against
     // (Foundation only; Foundation and FoundationNetworking).

@@ -33,6 +33,16 @@ enum PlatformDefaults {
     #endif
   }
 
+  /// The Secure Enclave on Apple platforms (software keys where a device has none), and `nil`
+  /// elsewhere: the core's ``SoftwareDPoPKeyFactory``.
+  static func dpopKeyFactory() -> (any DPoPKeyFactory)? {
+    #if canImport(CryptoKit) && canImport(Security)
+      SecureEnclaveDPoPKeyFactory()
+    #else
+      nil
+    #endif
+  }
+
   /// The platform's default user agent for `redirectUri`:
   ///
   /// - iOS and visionOS (Mac Catalyst included): `WebAuthenticationSessionUserAgent`, the system's

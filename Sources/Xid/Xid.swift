@@ -111,6 +111,9 @@ public final class Xid: Sendable {
       if configuration.backgroundActivity == nil {
         configuration.backgroundActivity = PlatformDefaults.backgroundActivity()
       }
+      if configuration.usesDPoP && configuration.dpopKeyFactory == nil {
+        configuration.dpopKeyFactory = PlatformDefaults.dpopKeyFactory()
+      }
       let storage = try state.storage ?? PlatformDefaults.storage()
       configuration.presence = PlatformDefaults.presence(configuration.presence, storage: storage)
       let engine = try SessionEngine(configuration: configuration, storage: storage)
@@ -217,12 +220,15 @@ public final class Xid: Sendable {
 
   // MARK: - Authorized requests
 
-  /// Sends `request` with the access token attached (`Authorization: Bearer …`). On a 401 whose
+  /// Sends `request` with the access token attached: `Authorization: Bearer …`, or with
+  /// ``XidConfiguration/usesDPoP`` `Authorization: DPoP …` and a `DPoP` proof. On a 401 whose
   /// `WWW-Authenticate` says `invalid_token` (or cannot be read), the token is refreshed and the
-  /// request sent once more; never more than once.
+  /// request sent once more; a DPoP nonce challenge is answered once. The request is sent at most
+  /// three times.
   ///
   /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback, token
-  ///   errors (see ``getAccessToken(forceRefresh:)``) and transport errors.
+  ///   errors (see ``getAccessToken(forceRefresh:)``), ``XidError/Code/dpopKeyUnavailable``, and
+  ///   transport errors.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await engine().send(request)
   }

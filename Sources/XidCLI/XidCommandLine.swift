@@ -62,10 +62,9 @@ public enum XidCommandLine {
       return try await LoginCommand(options: options, profile: profile, verbose: verbose, context: context).run()
     case .status:
       return try await StatusCommand.run(profile: profile, context: context)
-    case .token(let forceRefresh):
-      let xid = try context.xid(for: context.resolvedProfile(profile), named: profile, verbose: verbose)
-      context.console.out(try await xid.getAccessToken(forceRefresh: forceRefresh))
-      return .success
+    case .token(let forceRefresh, let dpopProof):
+      return try await TokenCommand.run(
+        forceRefresh: forceRefresh, dpopProof: dpopProof, profile: profile, verbose: verbose, context: context)
     case .whoami(let json):
       return try await WhoamiCommand.run(json: json, profile: profile, verbose: verbose, context: context)
     case .request(let options):

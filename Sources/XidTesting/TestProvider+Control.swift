@@ -103,5 +103,6 @@ extension TestProvider {
   public var issuedSecrets: [String] {
     Array(store.codes.keys) + Array(store.accessTokens.keys) + Array(store.refreshTokens.keys)
       + Array(store.deviceCodes.keys) + store.issuedIDTokens + Array(store.receivedVerifiers)
+      + dpopState.receivedProofs
   }
 }

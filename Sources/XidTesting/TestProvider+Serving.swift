@@ -54,6 +54,7 @@ extension TestProvider {
     }
     // Everything from here to the response runs without suspension, so each request is atomic.
     var response = serve(endpoint, request, now: clock.now)
+    if let nonce = dpopState.takeAnnouncement() { response.headers["DPoP-Nonce"] = nonce }
     switch fault {
     case .dropResponse?: return .dropped
     case .truncateBody?: response.body = response.body.prefix(response.body.count / 2)

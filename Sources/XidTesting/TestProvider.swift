@@ -119,6 +119,8 @@ public actor TestProvider {
   var faults: [Endpoint: [Fault]] = [:]
   /// The loopback server serving this provider, when it was started with ``startLoopback(configuration:user:clock:)``.
   var loopbackServer: LoopbackHTTPServer?
+  /// The DPoP nonce, the proofs' `jti`s seen, and the proofs received.
+  var dpopState = DPoPServerState()
 
   /// Creates a provider with a fresh signing key.
   ///

@@ -27,6 +27,12 @@ struct ArgumentParserTests {
     #expect(try parse("status") == Invocation(.status))
     #expect(try parse("token") == Invocation(.token(forceRefresh: false)))
     #expect(try parse("token --force-refresh") == Invocation(.token(forceRefresh: true)))
+    #expect(
+      try parse("token --dpop-proof get https://api.example.com/me?x=1")
+        == Invocation(
+          .token(
+            forceRefresh: false,
+            dpopProof: DPoPProofTarget(method: "GET", url: URL(string: "https://api.example.com/me?x=1")!))))
     #expect(try parse("whoami --json") == Invocation(.whoami(json: true)))
     #expect(try parse("logout") == Invocation(.logout(endSession: false, browser: nil)))
     #expect(try parse("logout --end-session --browser open") == Invocation(.logout(endSession: true, browser: "open")))
@@ -42,6 +48,7 @@ struct ArgumentParserTests {
       redirectPort: 8765, browser: "firefox --new-window", timeout: 60)
     #expect(invocation == Invocation(.login(expected)))
     #expect(try parse("login --device") == Invocation(.login(LoginOptions(device: true))))
+    #expect(try parse("login --dpop") == Invocation(.login(LoginOptions(dpop: true))))
   }
 
   @Test func requestTakesMethodHeadersAndDataLikeCurl() throws {
@@ -91,6 +98,9 @@ struct ArgumentParserTests {
     (["login", "--timeout", "0"], "--timeout must be a number of seconds"),
     (["login", "--device", "--browser", "open"], "--device signs in without a browser"),
     (["login", "--client-id", "a", "--client-id", "b"], "--client-id is given more than once"),
+    (["token", "--dpop-proof", "GET"], "missing"),
+    (["token", "--dpop-proof", "G T", "https://a.example/"], "--dpop-proof needs an HTTP method and a URL"),
+    (["token", "--dpop-proof", "GET", "ftp://a.example/"], "is not an http(s) URL"),
     (["token", "--force-refresh=yes"], "--force-refresh takes no value"),
     (["token", "extra"], "unexpected argument \"extra\""),
     (["request"], "missing URL"),

@@ -13,8 +13,9 @@ struct BinaryTests {
     #expect(run.exitCode == 0, "\(run)")
     for section in [
       "1. The provider", "2. Sign-in", "listener  200", "3. The ID token's claims", "sub        alice", "4. Refresh",
-      "refreshes: 1", "5. An authorized request", "HTTP 200", "hello from the protected resource", "6. UserInfo",
-      "alice@example.com", "7. Sign-out", "getAccessToken() throws signInRequired", "Done in",
+      "refreshes: 1", "5. An authorized request", "HTTP 200", "hello from the protected resource", "6. DPoP",
+      "token_type DPoP", "✓ the token is bound to the key", "refused: HTTP 401", "7. UserInfo", "alice@example.com",
+      "8. Sign-out", "getAccessToken() throws signInRequired", "Done in",
     ] {
       #expect(run.stdout.contains(section), "missing \"\(section)\" in\n\(run)")
     }

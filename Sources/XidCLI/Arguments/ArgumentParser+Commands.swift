@@ -3,7 +3,8 @@ import Foundation
 // The second half of parsing: each command's options, checked and typed.
 extension ArgumentParser {
   static func command(_ spec: CommandSpec, _ raw: RawArguments) throws -> Command {
-    let expected = spec.positionals.count
+    // `token --dpop-proof METHOD URL`: the option's second value is the one positional.
+    let expected = spec.positionals.count + (spec.name == "token" && raw.flag("dpop-proof") ? 1 : 0)
     guard raw.positionals.count == expected else {
       let extra = raw.positionals.dropFirst(expected).first.map { "unexpected argument \"\($0.prefix(80))\"" }
       let missing = "missing \(spec.positionals.dropFirst(raw.positionals.count).joined(separator: " "))"
@@ -13,7 +14,7 @@ extension ArgumentParser {
     case "demo": return .demo(serve: raw.flag("serve"))
     case "login": return .login(try login(raw))
     case "status": return .status
-    case "token": return .token(forceRefresh: raw.flag("force-refresh"))
+    case "token": return .token(forceRefresh: raw.flag("force-refresh"), dpopProof: try dpopProof(raw))
     case "whoami": return .whoami(json: raw.flag("json"))
     case "request": return .request(try request(raw))
     case "logout": return .logout(endSession: raw.flag("end-session"), browser: try browser(raw, command: "logout"))
@@ -22,7 +23,8 @@ extension ArgumentParser {
   }
 
   private static func login(_ raw: RawArguments) throws -> LoginOptions {
-    var options = LoginOptions(device: raw.flag("device"), browser: try browser(raw, command: "login"))
+    var options = LoginOptions(
+      device: raw.flag("device"), browser: try browser(raw, command: "login"), dpop: raw.flag("dpop"))
     if let issuer = raw.value("issuer") { options.issuer = try issuerURL(issuer, command: "login") }
     if let clientId = raw.value("client-id") {
       guard !clientId.isEmpty else { throw UsageError("--client-id is empty", command: "login") }
@@ -62,6 +64,21 @@ extension ArgumentParser {
     }
     return url
   }
+
+  /// `--dpop-proof METHOD URL` of `xid token`.
+  private static func dpopProof(_ raw: RawArguments) throws -> DPoPProofTarget? {
+    guard let method = raw.value("dpop-proof") else { return nil }
+    guard !method.isEmpty, method.unicodeScalars.allSatisfy(httpToken.contains) else {
+      throw UsageError(
+        "--dpop-proof needs an HTTP method and a URL, such as GET https://api.example.com/me", command: "token")
+    }
+    let url = try issuerURL(raw.positionals[0], command: "token")
+    return DPoPProofTarget(method: method.uppercased(), url: url)
+  }
+
+  /// The characters of an HTTP method (RFC 9110 token).
+  static let httpToken = CharacterSet(
+    charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 
   private static func browser(_ raw: RawArguments, command: String) throws -> String? {
     guard let browser = raw.value("browser") else { return nil }

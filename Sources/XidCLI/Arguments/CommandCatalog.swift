@@ -45,12 +45,17 @@ public enum CommandCatalog {
         "browser", value: "CMD",
         "Run CMD with the sign-in URL as its last argument instead of the browser (or $BROWSER)"),
       OptionSpec("timeout", value: "SECONDS", "How long to wait for the browser sign-in (default 300)"),
+      OptionSpec(
+        "dpop",
+        "Bind the tokens to a key of this machine (DPoP, RFC 9449); the APIs you call must accept Authorization: DPoP"
+      ),
     ],
     discussion: """
       Opens the provider's sign-in page in the browser and receives the redirect on 127.0.0.1
       (RFC 8252); with --device, shows a code to enter on another device instead. The issuer, client,
-      scopes and redirect port are saved in the profile, so later commands, and the next login, need
-      no flags.
+      scopes, redirect port and --dpop are saved in the profile, so later commands, and the next login,
+      need no flags. With --dpop, a stolen token is useless without this machine's key (kept with the
+      tokens, mode 0600), and offline_access may be requested.
       """)
 
   static let status = CommandSpec(
@@ -59,10 +64,18 @@ public enum CommandCatalog {
 
   static let token = CommandSpec(
     name: "token", summary: "Print a valid access token, refreshed when needed, for $(xid token)",
-    options: [OptionSpec("force-refresh", "Refresh the access token even if it is still valid")],
+    options: [
+      OptionSpec("force-refresh", "Refresh the access token even if it is still valid"),
+      OptionSpec(
+        "dpop-proof", value: "METHOD URL",
+        "For a DPoP session: print the token, then on a second line a DPoP proof for METHOD URL"),
+    ],
     discussion: """
       The only command that prints a token: the access token alone, on standard output. For example:
         curl -H "Authorization: Bearer $(xid token)" https://api.example.com/me
+      A session signed in with --dpop needs a proof for each request, made for its method and URL:
+        { read -r token; read -r proof; } < <(xid token --dpop-proof GET https://api.example.com/me)
+        curl -H "Authorization: DPoP $token" -H "DPoP: $proof" https://api.example.com/me
       """)
 
   static let whoami = CommandSpec(
@@ -82,8 +95,10 @@ public enum CommandCatalog {
       OptionSpec("include", short: "i", "Print the status line and headers before the body"),
     ],
     discussion: """
-      Adds the access token (Authorization: Bearer …), and when the server answers 401 invalid_token,
-      refreshes it and sends the request once more. The URL must be https, or http to 127.0.0.1.
+      Adds the access token (Authorization: Bearer …, or for a session signed in with --dpop,
+      Authorization: DPoP … and a DPoP proof), and when the server answers 401 invalid_token,
+      refreshes it and sends the request once more (and once with a server's new DPoP nonce). The URL
+      must be https, or http to 127.0.0.1.
       Exits 1 when the server answers with a status of 400 or more (the body is still printed).
       """)
 

@@ -27,8 +27,8 @@ public enum Command: Sendable, Equatable {
   case login(LoginOptions)
   /// `xid status`.
   case status
-  /// `xid token [--force-refresh]`.
-  case token(forceRefresh: Bool)
+  /// `xid token [--force-refresh] [--dpop-proof METHOD URL]`.
+  case token(forceRefresh: Bool, dpopProof: DPoPProofTarget? = nil)
   /// `xid whoami [--json]`.
   case whoami(json: Bool)
   /// `xid request URL …`.
@@ -53,11 +53,13 @@ public struct LoginOptions: Sendable, Equatable {
   public var browser: String?
   /// `--timeout`, in seconds.
   public var timeout: Int?
+  /// `--dpop`: bind the tokens to a key of this machine (DPoP, RFC 9449); saved in the profile.
+  public var dpop: Bool
 
   /// Creates login options; every one is optional.
   public init(
     issuer: URL? = nil, clientId: String? = nil, scopes: [String]? = nil, redirectPort: UInt16? = nil,
-    device: Bool = false, browser: String? = nil, timeout: Int? = nil
+    device: Bool = false, browser: String? = nil, timeout: Int? = nil, dpop: Bool = false
   ) {
     self.issuer = issuer
     self.clientId = clientId
@@ -66,6 +68,21 @@ public struct LoginOptions: Sendable, Equatable {
     self.device = device
     self.browser = browser
     self.timeout = timeout
+    self.dpop = dpop
+  }
+}
+
+/// The request of `xid token --dpop-proof METHOD URL`: the proof printed after the token is for it.
+public struct DPoPProofTarget: Sendable, Equatable {
+  /// The request's method, in upper case.
+  public var method: String
+  /// The request's URL, exactly as it will be sent.
+  public var url: URL
+
+  /// Creates a target.
+  public init(method: String, url: URL) {
+    self.method = method
+    self.url = url
   }
 }
 

@@ -23,6 +23,11 @@ struct LoginCommand {
     try context.profiles.save(settings, as: profile)
     let name = session.claims["name"]?.stringValue.map { " (\(TerminalText.field($0)))" } ?? ""
     console.out("✓ Signed in as \(TerminalText.field(session.subject))\(name) at \(settings.issuer).")
+    if let binding = session.dpopBinding {
+      console.out(
+        "  Tokens bound to a \(binding.isHardwareBacked ? "hardware" : "software") DPoP key of this machine (\(binding.keyThumbprint))."
+      )
+    }
     console.out(
       "  Profile \"\(profile.value)\" saved in \(context.profiles.file(for: profile).path); try 'xid whoami\(profile.flag)'."
     )
@@ -47,9 +52,10 @@ struct LoginCommand {
     guard let clientId else {
       throw UsageError("the first login of a profile needs --client-id ID (or $XID_CLIENT_ID)", command: "login")
     }
+    let dpop = options.dpop || (saved?.usesDPoP ?? false)
     return Profile(
       issuer: issuer, clientId: clientId, scopes: options.scopes ?? saved?.scopes ?? Profile.defaultScopes,
-      redirectPort: options.redirectPort ?? saved?.redirectPort ?? 0)
+      redirectPort: options.redirectPort ?? saved?.redirectPort ?? 0, dpop: dpop ? true : nil)
   }
 
   // MARK: - Browser

@@ -19,6 +19,10 @@ enum StatusCommand {
     let display = session.claims["name"]?.stringValue.map { " (\($0))" } ?? ""
     rows.append(("Signed in", "yes, as \(session.subject)\(display)"))
     rows.append(("Scopes", session.scopes.joined(separator: " ")))
+    if let binding = session.dpopBinding {
+      rows.append(
+        ("DPoP", "bound to a \(binding.isHardwareBacked ? "hardware" : "software") key (\(binding.keyThumbprint))"))
+    }
     if let expiry = session.accessTokenExpiresAt {
       let now = Date()
       let state = expiry > now ? "expires" : "expired (refreshed on next use)"

@@ -69,11 +69,12 @@ struct DemoCommand {
 
     try await refresh(xid, provider)
     try await authorizedRequest(xid, provider)
+    try await dpop(provider, storage: storage, redirectUri: redirectUri, number: 6)
 
-    section(6, "UserInfo: the provider's claims about the user (checked to be about \(session.subject))")
+    section(7, "UserInfo: the provider's claims about the user (checked to be about \(session.subject))")
     ClaimTable.write(try await xid.userInfo().claims, to: console, indent: "   ")
 
-    section(7, "Sign-out")
+    section(8, "Sign-out")
     try await xid.signOut()
     let revocations = await provider.counters.revocations
     console.out("   ✓ The local session is deleted, and the refresh token revoked (revocations: \(revocations)).")
@@ -117,7 +118,7 @@ struct DemoCommand {
     console.out("   (Xid added Authorization: Bearer …, and would refresh and retry once on a 401 invalid_token.)")
   }
 
-  private func section(_ number: Int, _ title: String) {
+  func section(_ number: Int, _ title: String) {
     console.out()
     console.out("\(number). \(title)")
   }

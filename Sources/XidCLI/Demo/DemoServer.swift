@@ -8,7 +8,10 @@ struct DemoServer {
   let console: Console
 
   func run() async throws -> ExitCode {
-    let provider = try await TestProvider.startLoopback()
+    // Its clock follows the real one a second at a time: proofs made meanwhile may be a second ahead.
+    var configuration = TestProvider.Configuration()
+    configuration.dpop.futureLeeway = .seconds(2)
+    let provider = try await TestProvider.startLoopback(configuration: configuration)
     let issuer = provider.issuer.absoluteString
     console.out("The test provider is serving at \(issuer) until you press Ctrl-C.")
     console.out("Its client \(TestClient.example.id) may redirect to http://127.0.0.1/callback (any port), and its")
@@ -16,6 +19,7 @@ struct DemoServer {
     console.out()
     console.out("  xid login --profile demo --issuer \(issuer) --client-id \(TestClient.example.id)")
     console.out("  xid login --profile demo --device       # then open the address it shows")
+    console.out("  xid login --profile demo --dpop         # tokens bound to a key of this machine")
     console.out("  xid whoami --profile demo")
     console.out("  xid request --profile demo \(provider.url(for: .resource).absoluteString)")
     console.out()

@@ -24,6 +24,11 @@ struct Profile: Sendable, Equatable, Codable {
   var scopes: [String]
   /// The redirect URI's port; 0 for any free port.
   var redirectPort: UInt16
+  /// Whether the tokens are DPoP-bound (`xid login --dpop`); absent in profiles saved before.
+  var dpop: Bool? = nil
+
+  /// Whether the profile signs in with DPoP.
+  var usesDPoP: Bool { dpop ?? false }
 
   /// The scopes `xid login` asks for when neither `--scope` nor the profile says.
   static let defaultScopes = ["openid", "profile", "email"]
@@ -33,6 +38,7 @@ struct Profile: Sendable, Equatable, Codable {
     case clientId = "client_id"
     case scopes
     case redirectPort = "redirect_port"
+    case dpop
   }
 
   /// The loopback redirect URI: `http://127.0.0.1:PORT/callback`, without a port for port 0, which

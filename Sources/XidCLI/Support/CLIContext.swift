@@ -63,7 +63,7 @@ struct CLIContext: Sendable {
     }
     return Profile(
       issuer: issuer, clientId: clientId, scopes: saved?.scopes ?? Profile.defaultScopes,
-      redirectPort: saved?.redirectPort ?? 0)
+      redirectPort: saved?.redirectPort ?? 0, dpop: saved?.dpop)
   }
 
   /// An ``Xid`` for `profile`, storing tokens in the state directory under the profile's account.
@@ -73,10 +73,11 @@ struct CLIContext: Sendable {
     guard let issuer = URL(string: profile.issuer) else {
       throw CommandFailure(.failure, "the profile's issuer \"\(profile.issuer)\" is not a URL")
     }
-    let configuration = XidConfiguration(
+    var configuration = XidConfiguration(
       issuer: issuer, clientId: profile.clientId, redirectUri: profile.redirectUri, scopes: profile.scopes,
       account: name.value, transport: URLSessionTransport(),
       logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error), userAgent: userAgent)
+    configuration.usesDPoP = profile.usesDPoP
     return try Xid(configuration: configuration, storage: FileTokenStorage(directory: stateDirectory))
   }
 }

@@ -79,6 +79,7 @@ extension XidSession {
     accessTokenExpiresAt = nil
     issuer = record.issuer
     account = record.account
+    dpopBinding = nil
     isLocked = true
   }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// one key, so that any ``TokenStorageAdapter`` holds them with `save`, `load` and `delete` alone. The
 /// record is changed under the account's lock, so two sign-ins started at once, in this process or in
 /// two, never overwrite each other. A sign-in leaves the record after the code exchange, when its flow
-/// fails, or once it is older than ``lifetime``.
+/// fails, or once it is older than ``lifetime``. The DPoP key of a sign-in that did not finish goes
+/// with it; a finished sign-in's key now belongs to the session.
 actor PendingAuthorizationStore {
   /// How long a sign-in may stay pending.
   static let lifetime: TimeInterval = 15 * 60
@@ -15,22 +16,28 @@ actor PendingAuthorizationStore {
   private let storage: any TokenStorageAdapter
   private let lock: AccountLock
   private let logger: any XidLogger
+  private let dpopKeys: DPoPKeyStore?
   /// The storage key of the record.
   let key: String
 
-  init(storage: any TokenStorageAdapter, accountKey: String, lock: AccountLock, logger: any XidLogger) {
+  init(
+    storage: any TokenStorageAdapter, accountKey: String, lock: AccountLock, logger: any XidLogger,
+    dpopKeys: DPoPKeyStore? = nil
+  ) {
     self.storage = storage
     self.key = "xid.pending." + accountKey.replacingOccurrences(of: "xid.tokens.", with: "")
     self.lock = lock
     self.logger = logger
+    self.dpopKeys = dpopKeys
   }
 
   /// Adds a sign-in, and removes the ones that expired (with their verifiers and nonces) on the way.
   func save(_ pending: PendingAuthorization, now: Date) async throws {
-    try await change {
+    let expired = try await change {
       $0.removeAll { !Self.isLive($0, at: now) }
       $0.append(pending)
     }
+    purgeKeys(of: expired)
   }
 
   /// Every pending sign-in still within its lifetime at `now`. Reading changes nothing.
@@ -39,21 +46,31 @@ actor PendingAuthorizationStore {
   }
 
   /// Removes a sign-in that finished or failed; a failure to remove it is logged, not thrown.
-  func remove(_ pending: PendingAuthorization) async {
+  ///
+  /// - Parameter purgingKey: whether its DPoP key goes too: yes for a failed sign-in, no for one whose
+  ///   session now uses the key.
+  func remove(_ pending: PendingAuthorization, purgingKey: Bool = true) async {
     do {
       try await change { $0.removeAll { $0.state == pending.state } }
     } catch {
       logger.log(.notice, category: "sign-in", "could not remove a finished pending sign-in: \(error)")
     }
+    if purgingKey { purgeKeys(of: [pending]) }
   }
 
-  /// Removes every pending sign-in of the account (sign-out).
+  /// Removes every pending sign-in of the account, with their DPoP keys (sign-out).
   func removeAll() async {
     do {
-      try await change { $0.removeAll() }
+      purgeKeys(of: try await change { $0.removeAll() })
     } catch {
       logger.log(.notice, category: "sign-in", "could not remove the pending sign-ins: \(error)")
     }
+  }
+
+  /// Deletes the DPoP keys of sign-ins that were abandoned or failed.
+  private func purgeKeys(of entries: [PendingAuthorization]) {
+    guard let dpopKeys else { return }
+    for thumbprint in Set(entries.compactMap(\.dpopKeyThumbprint)) { dpopKeys.delete(thumbprint: thumbprint) }
   }
 
   private static func isLive(_ pending: PendingAuthorization, at now: Date) -> Bool {
@@ -61,18 +78,24 @@ actor PendingAuthorizationStore {
   }
 
   /// Reads, changes and writes the record under the account's lock; an empty record is deleted.
-  private func change(_ body: (inout [PendingAuthorization]) -> Void) async throws {
+  ///
+  /// - Returns: the entries the change removed.
+  @discardableResult
+  private func change(_ body: (inout [PendingAuthorization]) -> Void) async throws -> [PendingAuthorization] {
     try await lock.run("sign-in record change", isolation: self) { tenure in
       var entries = try read()
+      let original = entries
       let before = entries.map(\.state)
       body(&entries)
-      guard entries.map(\.state) != before else { return }
+      guard entries.map(\.state) != before else { return [] }
+      let kept = Set(entries.map(\.state))
       if entries.isEmpty {
         try tenure.commit { try storage.delete(key: key) }
       } else {
         let text = String(decoding: try JSONEncoder().encode(entries), as: UTF8.self)
         try tenure.commit { try storage.save(key: key, value: text) }
       }
+      return original.filter { !kept.contains($0.state) }
     }
   }
 

@@ -16,7 +16,11 @@ public actor SessionEngine {
   public let configuration: XidConfiguration
   let client: OpenIDClient
   let account: AccountSession
-  private let transport: any HTTPTransport
+  /// The session's DPoP keys, named by thumbprint in the storage.
+  let dpopKeys: DPoPKeyStore
+  /// The servers' DPoP nonces, kept in the storage for every process of the account.
+  let dpopNonces: DPoPNonceCache
+  let transport: any HTTPTransport
   private let pending: PendingAuthorizationStore
   private let storage: any TokenStorageAdapter
   /// The session lock and the refresh token's protection (``XidConfiguration/presence``).
@@ -30,10 +34,15 @@ public actor SessionEngine {
   public init(configuration: XidConfiguration, storage: any TokenStorageAdapter) throws {
     try configuration.validate()
     let transport = configuration.transport ?? UnavailableTransport()
-    let client = try OpenIDClient(configuration: configuration, transport: transport, clock: configuration.clock)
     let key = TokenRecord.storageKey(
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
       account: configuration.account)
+    let dpopNonces = DPoPNonceCache(
+      storage: storage, key: DPoPNonceCache.storageKey(accountKey: key), logger: configuration.logger)
+    let dpopKeys = DPoPKeyStore(
+      storage: storage, factory: configuration.dpopKeyFactory, logger: configuration.logger)
+    let client = try OpenIDClient(
+      configuration: configuration, transport: transport, clock: configuration.clock, dpopNonces: dpopNonces)
     let clock = configuration.clock
     let presence = try PresenceCoordinator(options: configuration.presence, accountKey: key, clock: clock)
     self.presence = presence
@@ -41,6 +50,8 @@ public actor SessionEngine {
     self.client = client
     self.transport = transport
     self.storage = storage
+    self.dpopKeys = dpopKeys
+    self.dpopNonces = dpopNonces
     // One lock per account, shared by every process that shares the storage: refreshes and changes to
     // the pending sign-ins take it. A dot file, so that storage listings never take it for a key.
     let lock = storage.refreshLockDirectory.map { FileLock(directory: $0, name: "." + key + ".lock") }
@@ -48,7 +59,7 @@ public actor SessionEngine {
       storage: storage, accountKey: key,
       lock: AccountLock(
         file: lock, timeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity),
-      logger: configuration.logger)
+      logger: configuration.logger, dpopKeys: dpopKeys)
     let owner = RecordOwner(
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId, account: configuration.account)
     self.account = AccountSession(
@@ -56,7 +67,9 @@ public actor SessionEngine {
       lockTimeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity,
       expiryLeeway: configuration.expiryLeeway.timeInterval,
       logger: configuration.logger, now: { clock.now },
-      refresher: { record in try await Self.refresh(record, with: client) },
+      refresher: { record in
+        try await Self.refresh(record, with: client, key: Self.dpopKey(for: record, in: dpopKeys, configuration))
+      },
       revoker: { refreshToken in await Self.revokeDropped(refreshToken, with: client, logger: configuration.logger) },
       vault: presence.vault)
   }
@@ -80,8 +93,7 @@ public actor SessionEngine {
     var options = options
     options.redirectUri = agent.redirectUri
     do {
-      let request = try await client.makeAuthorizationRequest(options)
-      try await pending.save(request.pending, now: configuration.clock.now)
+      let request = try await startAuthorization(options)
       let callback: URL
       do {
         callback = try await agent.authorize(request.url, state: request.pending.state)
@@ -100,9 +112,21 @@ public actor SessionEngine {
   /// The authorization URL of a new sign-in, for apps that present it themselves; finish with
   /// ``handleRedirect(url:)``.
   public func authorizationURL(options: SignInOptions) async throws -> URL {
-    let request = try await client.makeAuthorizationRequest(options)
-    try await pending.save(request.pending, now: configuration.clock.now)
-    return request.url
+    try await startAuthorization(options).url
+  }
+
+  /// Makes the sign-in's DPoP key (when DPoP is on) and its authorization request, and keeps the
+  /// request as pending. A failure leaves no key behind.
+  private func startAuthorization(_ options: SignInOptions) async throws -> AuthorizationRequest {
+    let key = try makeSignInKey()
+    do {
+      let request = try await client.makeAuthorizationRequest(options, dpopKey: key?.key)
+      try await pending.save(request.pending, now: configuration.clock.now)
+      return request
+    } catch {
+      if let key { dpopKeys.delete(thumbprint: key.thumbprint) }
+      throw error
+    }
   }
 
   /// Completes a sign-in with the URL the provider redirected to: checks it against the pending
@@ -119,7 +143,7 @@ public actor SessionEngine {
     }
     do {
       let session = try await complete(url: url, matched: matched)
-      await pending.remove(matched)
+      await pending.remove(matched, purgingKey: false)
       return session
     } catch {
       await pending.remove(matched)
@@ -129,18 +153,24 @@ public actor SessionEngine {
 
   /// Exchanges the code of the redirect to `url` for `matched`, and stores the session.
   private func complete(url: URL, matched: PendingAuthorization) async throws -> XidSession {
-    let result = try await client.handleRedirect(url: url, pending: [matched])
+    let key = try matched.dpopKeyThumbprint.map { try dpopKeys.key(thumbprint: $0) }
+    if configuration.usesDPoP && key == nil {
+      throw XidError(
+        .dpopKeyUnavailable, "the sign-in was started without DPoP, which the configuration now requires; sign in again"
+      )
+    }
+    let result = try await client.handleRedirect(url: url, pending: [matched], dpopKey: key?.key)
     let tokens = result.tokens
     let record = TokenRecord(
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: result.idToken.compact, scopes: tokens.scope ?? matched.scopes,
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
       account: configuration.account, signInID: try TokenRecord.newSignInID(), pinnedIssuer: result.idToken.issuer,
-      pinnedSubject: result.idToken.subject)
-    try await account.store(record)
+      pinnedSubject: result.idToken.subject, dpopKeyThumbprint: key?.thumbprint)
+    try await store(record)
     presence.didSignIn()
     logger.log(.info, category: "sign-in", "signed in")
-    return try XidSession(record: record)
+    return try XidSession(record: record, dpopBinding: binding(of: record))
   }
 
   /// Signs in with the device authorization grant (RFC 8628): `show` gets the code to display, then
@@ -150,20 +180,29 @@ public actor SessionEngine {
   public func signInWithDeviceCode(
     scopes: [String]?, showCode show: @Sendable (DeviceAuthorization) async -> Void
   ) async throws -> XidSession {
-    let authorization = try await client.startDeviceAuthorization(scopes: scopes)
-    await show(authorization)
-    let result = try await client.pollDeviceAuthorization(authorization)
+    let key = try makeSignInKey()
+    let result: TokenResult
+    let authorization: DeviceAuthorization
+    do {
+      authorization = try await client.startDeviceAuthorization(scopes: scopes)
+      await show(authorization)
+      result = try await client.pollDeviceAuthorization(authorization, dpopKey: key?.key)
+    } catch {
+      if let key { dpopKeys.delete(thumbprint: key.thumbprint) }
+      throw error
+    }
     let tokens = result.tokens
     let record = TokenRecord(
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: result.idToken?.compact ?? tokens.idToken,
       scopes: tokens.scope ?? authorization.scopes, issuer: configuration.issuerIdentifier,
       clientId: configuration.clientId, account: configuration.account, signInID: try TokenRecord.newSignInID(),
-      pinnedIssuer: result.idToken?.issuer, pinnedSubject: result.idToken?.subject)
-    try await account.store(record)
+      pinnedIssuer: result.idToken?.issuer, pinnedSubject: result.idToken?.subject,
+      dpopKeyThumbprint: key?.thumbprint)
+    try await store(record)
     presence.didSignIn()
     logger.log(.info, category: "sign-in", "signed in with a device code")
-    return try XidSession(record: record)
+    return try XidSession(record: record, dpopBinding: binding(of: record))
   }
 
   // MARK: - Session
@@ -174,7 +213,7 @@ public actor SessionEngine {
   public func session() async throws -> XidSession? {
     guard let record = try await account.record() else { return nil }
     guard presence.lockIsOpen else { return try XidSession(lockedSessionOf: record) }
-    return try XidSession(record: record)
+    return try XidSession(record: record, dpopBinding: binding(of: record))
   }
 
   /// The user's claims from the provider's UserInfo endpoint (checked to be about the same `sub`).
@@ -182,7 +221,8 @@ public actor SessionEngine {
     try await requireOpenLock(for: "userInfo()")
     let record = try await account.validRecord(force: false)
     let subject = try XidSession(record: record).subject
-    return try await client.userInfo(accessToken: record.accessToken, expectedSubject: subject)
+    let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
+    return try await client.userInfo(accessToken: record.accessToken, expectedSubject: subject, dpopKey: key?.key)
   }
 
   // MARK: - Sign-out
@@ -194,6 +234,9 @@ public actor SessionEngine {
     // Local state goes first, whatever the network does afterwards. A record of a format this version
     // cannot read is removed all the same; nothing of it can be revoked.
     let record = try await account.remove()
+    // The session's key goes too; it stays in memory for the revocation's proof.
+    let key = record?.dpopKeyThumbprint.flatMap { try? dpopKeys.key(thumbprint: $0) }
+    if let thumbprint = record?.dpopKeyThumbprint { dpopKeys.delete(thumbprint: thumbprint) }
     await pending.removeAll()
     let revocable = await presence.revocableRefreshToken(of: record)
     await presence.didSignOut(logger: logger)
@@ -201,7 +244,7 @@ public actor SessionEngine {
     guard let record else { return }
     if let refreshToken = revocable {
       do {
-        try await client.revoke(refreshToken, hint: .refreshToken)
+        try await client.revoke(refreshToken, hint: .refreshToken, dpopKey: key?.key)
       } catch let error as XidError {
         // Best effort: some providers refuse revocation from public clients (glewlwyd answers 401).
         logger.log(.notice, category: "sign-out", "the provider did not revoke the refresh token: \(error.code)")
@@ -226,32 +269,32 @@ public actor SessionEngine {
   ///   again), or ``XidError/Code/networkFailure`` and ``XidError/Code/storageLocked`` (try later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func accessToken(forceRefresh: Bool = false) async throws -> String {
+      if configuration.usesDPoP { return try await usableRecord(forceRefresh: forceRefresh).accessToken }
       if !forceRefresh, presence.lockIsOpen, let token = account.usableAccessTokenFromMemory() { return token }
       try await requireOpenLock(for: "an access token")
       return try await account.validRecord(force: forceRefresh).accessToken
     }
   #else
     public nonisolated func accessToken(forceRefresh: Bool = false) async throws -> String {
+      if configuration.usesDPoP { return try await usableRecord(forceRefresh: forceRefresh).accessToken }
       if !forceRefresh, presence.lockIsOpen, let token = account.usableAccessTokenFromMemory() { return token }
       try await requireOpenLock(for: "an access token")
       return try await account.validRecord(force: forceRefresh).accessToken
     }
   #endif
 
-  /// Sends `request` with the access token attached (`Authorization: Bearer …`). On a 401 whose
-  /// `WWW-Authenticate` says `invalid_token` (or cannot be read), the token is refreshed and the
-  /// request sent once more; never more than once.
+  /// Sends `request` with the access token attached: `Authorization: Bearer …`, or for a DPoP-bound
+  /// session `Authorization: DPoP …` with a `DPoP` proof (with `ath`, and the server's latest nonce).
+  /// On a 401 whose `WWW-Authenticate` says `invalid_token` (or cannot be read), the token is
+  /// refreshed and the request sent once more. A DPoP `use_dpop_nonce` challenge is retried once
+  /// with the server's new nonce. The request is sent at most three times.
   ///
   /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback, token
-  ///   errors (see ``accessToken(forceRefresh:)``) and transport errors.
+  ///   errors (see ``accessToken(forceRefresh:)``), ``XidError/Code/dpopKeyUnavailable``, and
+  ///   transport errors.
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try request.url.requireSecure(for: "authorized request URL")
-    let token = try await accessToken()
-    let response = try await transport.send(request.authorized(with: token))
-    guard response.status == 401, response.invalidTokenChallenge else { return response }
-    configuration.logger.log(.info, category: "request", "the server refused the access token; refreshing once")
-    let fresh = try await accessToken(forceRefresh: true)
-    return try await transport.send(request.authorized(with: fresh))
+    return try await sendAuthorized(request)
   }
 
   // MARK: - Refresh
@@ -268,13 +311,15 @@ public actor SessionEngine {
     }
   }
 
-  private static func refresh(_ record: TokenRecord, with client: OpenIDClient) async throws -> RefreshedTokens {
+  private static func refresh(_ record: TokenRecord, with client: OpenIDClient, key: PreparedDPoPKey?) async throws
+    -> RefreshedTokens
+  {
     guard let refreshToken = record.refreshToken else {
       throw XidError(.signInRequired, "the session has no refresh token")
     }
     let tokens: TokenResponse
     do {
-      tokens = try await client.refreshTokens(refreshToken: refreshToken)
+      tokens = try await client.refreshTokens(refreshToken: refreshToken, dpopKey: key?.key)
     } catch let error as XidError where error.isInvalidGrant {
       throw XidError(.refreshRefused, error.reason, httpStatus: error.httpStatus, oauthError: error.oauthError)
     } catch let error as XidError where error.code == .tokenRequestFailed {

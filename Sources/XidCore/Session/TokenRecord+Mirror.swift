@@ -9,7 +9,7 @@ extension TokenRecord: CustomReflectable {
         "version": version, "tokenType": tokenType, "expiresAt": expiresAt as Any,
         "hasRefreshToken": refreshToken != nil, "hasSealedRefreshToken": sealedRefreshToken != nil,
         "hasIDToken": idToken != nil, "scopes": scopes, "issuer": issuer,
-        "clientId": clientId, "account": account,
+        "clientId": clientId, "account": account, "dpopKeyThumbprint": dpopKeyThumbprint as Any,
       ])
   }
 }

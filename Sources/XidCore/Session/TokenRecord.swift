@@ -35,6 +35,9 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
 
   /// The configuration the record belongs to.
   var owner: RecordOwner { RecordOwner(issuer: issuer, clientId: clientId, account: account) }
+  /// The RFC 7638 thumbprint of the DPoP key the tokens are bound to (`dpop_jkt`), for a DPoP-bound
+  /// session; the key itself is stored under its own key (see `DPoPKeyStore`).
+  var dpopKeyThumbprint: String?
 
   /// The storage key of an account's record: derived from issuer, client and account, and safe as a
   /// file name.
@@ -96,6 +99,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     if let signInID { members["sign_in_id"] = .string(signInID) }
     if let pinnedIssuer { members["pinned_iss"] = .string(pinnedIssuer) }
     if let pinnedSubject { members["pinned_sub"] = .string(pinnedSubject) }
+    if let dpopKeyThumbprint { members["dpop_jkt"] = .string(dpopKeyThumbprint) }
     return JSONValue.object(members).serialized()
   }
 
@@ -139,12 +143,14 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     signInID = members["sign_in_id"]?.stringValue
     pinnedIssuer = members["pinned_iss"]?.stringValue
     pinnedSubject = members["pinned_sub"]?.stringValue
+    dpopKeyThumbprint = members["dpop_jkt"]?.stringValue
   }
 
   init(
     version: Int64, accessToken: String, tokenType: String, expiresAt: Date?, refreshToken: String?,
     idToken: String?, scopes: [String], issuer: String, clientId: String, account: String, signInID: String? = nil,
-    pinnedIssuer: String? = nil, pinnedSubject: String? = nil
+    pinnedIssuer: String? = nil, pinnedSubject: String? = nil,
+    dpopKeyThumbprint: String? = nil
   ) {
     self.version = version
     self.accessToken = accessToken
@@ -159,6 +165,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     self.signInID = signInID
     self.pinnedIssuer = pinnedIssuer
     self.pinnedSubject = pinnedSubject
+    self.dpopKeyThumbprint = dpopKeyThumbprint
   }
 
   /// A new random ``signInID``.
@@ -166,6 +173,6 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
 
   /// Never shows a token.
   var description: String {
-    "TokenRecord(version: \(version), issuer: \(issuer), client: \(clientId), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"), refreshToken: \(refreshToken != nil ? "yes" : sealedRefreshToken != nil ? "sealed" : "no"))"
+    "TokenRecord(version: \(version), issuer: \(issuer), client: \(clientId), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"), refreshToken: \(refreshToken != nil ? "yes" : sealedRefreshToken != nil ? "sealed" : "no"), dpop: \(dpopKeyThumbprint ?? "no"))"
   }
 }

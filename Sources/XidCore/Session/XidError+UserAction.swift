@@ -25,7 +25,7 @@ extension XidError {
   package var userAction: XidUserAction {
     switch code {
     case .signInRequired, .sessionExpired, .refreshRefused, .userCancelled, .presenceKeyInvalidated,
-      .foreignTokenResponse:
+      .foreignTokenResponse, .dpopKeyUnavailable:
       return .signIn
     case .sessionLocked:
       return .unlockSession

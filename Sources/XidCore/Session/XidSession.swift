@@ -18,8 +18,11 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
   /// Whether the session lock is closed: then the user is signed in, but only ``issuer`` and
   /// ``account`` are filled in. Unlock to see the rest (``SessionEngine/unlock(localizedReason:)``).
   public internal(set) var isLocked = false
+  /// How the tokens are bound to this device's key (DPoP, RFC 9449): the key's thumbprint, and
+  /// whether it is hardware-backed. `nil` for Bearer tokens.
+  public let dpopBinding: DPoPBinding?
 
-  init(record: TokenRecord) throws {
+  init(record: TokenRecord, dpopBinding: DPoPBinding? = nil) throws {
     let claims: JWTClaims
     if let idToken = record.idToken {
       claims = try IDToken(restoring: idToken).claims
@@ -32,6 +35,8 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
     self.accessTokenExpiresAt = record.expiresAt
     self.issuer = record.issuer
     self.account = record.account
+    self.dpopBinding =
+      dpopBinding ?? record.dpopKeyThumbprint.map { DPoPBinding(keyThumbprint: $0, isHardwareBacked: false) }
   }
 
   /// Subject, issuer, scopes and expiry; never a token.
@@ -39,6 +44,6 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
     if isLocked { return "XidSession(locked, issuer: \(issuer), account: \(account))" }
     let expiry = accessTokenExpiresAt.map { "\($0)" } ?? "unknown"
     return
-      "XidSession(subject: \(subject), issuer: \(issuer), scopes: \(scopes.joined(separator: " ")), accessTokenExpiresAt: \(expiry))"
+      "XidSession(subject: \(subject), issuer: \(issuer), scopes: \(scopes.joined(separator: " ")), accessTokenExpiresAt: \(expiry)\(dpopBinding.map { ", dpop: \($0)" } ?? ""))"
   }
 }

@@ -17,33 +17,50 @@ public enum Base64URL {
   /// Encodes bytes as base64url without padding.
   public static func encode(_ bytes: some Sequence<UInt8>) -> String {
     let input = Array(bytes)
-    let outputCount = (input.count * 4 + 2) / 3
-    return String(unsafeUninitializedCapacity: outputCount) { out in
-      alphabet.withUnsafeBufferPointer { table in
-        var o = 0
-        var i = 0
-        while i + 3 <= input.count {
-          let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-          out[o] = table[Int(v >> 18)]
-          out[o + 1] = table[Int(v >> 12 & 0x3F)]
-          out[o + 2] = table[Int(v >> 6 & 0x3F)]
-          out[o + 3] = table[Int(v & 0x3F)]
-          i += 3
-          o += 4
-        }
-        let rest = input.count - i
-        if rest > 0 {
-          let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
-          out[o] = table[Int(v >> 18)]
-          out[o + 1] = table[Int(v >> 12 & 0x3F)]
-          o += 2
-          if rest == 2 {
-            out[o] = table[Int(v >> 6 & 0x3F)]
-            o += 1
-          }
-        }
-        return o
+    return input.withUnsafeBufferPointer { input in
+      String(unsafeUninitializedCapacity: encodedCount(input.count)) { encode(input, into: $0) }
+    }
+  }
+
+  /// Appends the base64url of `bytes` to `output`, for callers that assemble a JWS in one buffer.
+  package static func append(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    let start = output.count
+    let count = encodedCount(bytes.count)
+    output.append(contentsOf: repeatElement(0, count: count))
+    output.withUnsafeMutableBufferPointer { buffer in
+      _ = encode(bytes, into: UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + count)]))
+    }
+  }
+
+  /// How many characters the base64url of `count` bytes has.
+  private static func encodedCount(_ count: Int) -> Int { (count * 4 + 2) / 3 }
+
+  /// Writes the base64url of `input` to `out`, which has room for it, and returns its length.
+  private static func encode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    alphabet.withUnsafeBufferPointer { table in
+      var o = 0
+      var i = 0
+      while i + 3 <= input.count {
+        let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+        out[o] = table[Int(v >> 18)]
+        out[o + 1] = table[Int(v >> 12 & 0x3F)]
+        out[o + 2] = table[Int(v >> 6 & 0x3F)]
+        out[o + 3] = table[Int(v & 0x3F)]
+        i += 3
+        o += 4
       }
+      let rest = input.count - i
+      if rest > 0 {
+        let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+        out[o] = table[Int(v >> 18)]
+        out[o + 1] = table[Int(v >> 12 & 0x3F)]
+        o += 2
+        if rest == 2 {
+          out[o] = table[Int(v >> 6 & 0x3F)]
+          o += 1
+        }
+      }
+      return o
     }
   }
 

@@ -144,6 +144,18 @@ extension XidError.Code {
   /// provider's configuration (or whatever answers in its name).
   public static let foreignTokenResponse = Self("foreignTokenResponse")
 
+  // MARK: - DPoP (RFC 9449)
+
+  /// The session's DPoP key cannot be used: it is missing from storage (deleted, or the keychain was
+  /// reset or restored to another device), it does not match the key the tokens are bound to, or the
+  /// session was signed in without DPoP while the configuration now requires it. The tokens are never
+  /// sent with another key or as Bearer tokens. Sign the user in again.
+  public static let dpopKeyUnavailable = Self("dpopKeyUnavailable")
+  /// The provider answered a token request that carried a DPoP proof with a token that is not bound
+  /// to the key (`token_type` Bearer). Nothing was stored and the tokens were revoked (best effort).
+  /// Enable DPoP for this client at the provider, or turn ``XidConfiguration/usesDPoP`` off.
+  public static let dpopTokenUnbound = Self("dpopTokenUnbound")
+
   // MARK: - Sign-in
 
   /// The user closed the sign-in page or cancelled the sign-in. Nothing changed.
@@ -278,6 +290,8 @@ extension XidError.Code {
     .sessionExpired,
     .signInRequired,
     .foreignTokenResponse,
+    .dpopKeyUnavailable,
+    .dpopTokenUnbound,
     .userCancelled,
     .timedOut,
     .signInInProgress,

@@ -63,7 +63,7 @@ extension TestProvider {
       authorization: Authorization(
         clientId: request.client.id, scopes: request.scopes, user: user, session: session, nonce: request.nonce),
       redirectUri: request.redirectUri, codeChallenge: request.codeChallenge,
-      expiresAt: now + configuration.authorizationCodeLifetime)
+      expiresAt: now + configuration.authorizationCodeLifetime, dpopJKT: request.dpopJKT)
     return code
   }
 

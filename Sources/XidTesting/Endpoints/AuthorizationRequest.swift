@@ -10,6 +10,8 @@ struct AuthorizationRequest {
   let codeChallenge: String
   let prompt: Set<String>
   let maxAge: TimeInterval?
+  /// `dpop_jkt` (RFC 9449 §10): the thumbprint of the key the code is bound to.
+  let dpopJKT: String?
 
   /// The client and redirect URI of a request. Failures here must not be redirected: the redirect
   /// URI is not trusted yet (RFC 6749 §4.1.2.1).
@@ -73,5 +75,6 @@ struct AuthorizationRequest {
     self.codeChallenge = challenge
     self.prompt = prompt
     self.maxAge = maxAge
+    self.dpopJKT = parameters["dpop_jkt"]
   }
 }

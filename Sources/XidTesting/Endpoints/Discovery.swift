@@ -37,6 +37,9 @@ extension TestProvider {
       "request_parameter_supported": false,
       "request_uri_parameter_supported": false,
     ]
+    if let algorithms = configuration.dpop.signingAlgorithms {
+      document["dpop_signing_alg_values_supported"] = .array(algorithms.map(JSONValue.string))
+    }
     if configuration.pushedAuthorization != .unsupported {
       document["pushed_authorization_request_endpoint"] = link(.pushedAuthorization)
       document["require_pushed_authorization_requests"] = .bool(configuration.pushedAuthorization == .required)

@@ -2,15 +2,19 @@ import Foundation
 import XidCore
 
 extension TestProvider {
-  /// The protected resource: JSON about the token's grant for a valid Bearer access token, and
-  /// `401` with `WWW-Authenticate: Bearer error="invalid_token"` for an unknown, expired or revoked one.
+  /// The protected resource: JSON about the token's grant for a valid access token (a Bearer
+  /// token, or a DPoP-bound one with its proof), and `401` with `WWW-Authenticate: Bearer
+  /// error="invalid_token"` for an unknown, expired or revoked one.
   func serveResource(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
-    let (record, grant) = try store.validate(accessToken: try bearerToken(request), now: now).get()
-    return .json([
+    let (record, grant) = try authorizeResourceRequest(request, endpoint: .resource, now: now)
+    var body: [String: JSONValue] = [
       "sub": .string(grant.authorization.user.subject),
       "client_id": .string(grant.authorization.clientId),
       "scope": .string(record.scopes.joined(separator: " ")),
+      "token_type": record.jkt == nil ? "Bearer" : "DPoP",
       "message": "hello from the protected resource",
-    ])
+    ]
+    if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
+    return .json(.object(body))
   }
 }

@@ -8,6 +8,8 @@ extension TestProvider {
     let parameters = try FormParameters.form(of: request)
     try parameters.requireNoRepeats()
     let client = try authenticateClient(request, parameters)
+    // A proof is optional here; one that is sent must be valid.
+    _ = try verifyDPoPProof(request, endpoint: .revocation, audience: .authorizationServer, now: clock.now)
     let token = try parameters.required("token")
     func requireOwner(_ grantID: Int) throws {
       guard store.grants[grantID]?.authorization.clientId == client.id else {

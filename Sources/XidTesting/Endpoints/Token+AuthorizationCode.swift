@@ -3,7 +3,9 @@ import XidCore
 
 extension TestProvider {
   /// The authorization code grant (RFC 6749 §4.1.3) with PKCE (RFC 7636 §4.6).
-  func exchangeCode(_ parameters: FormParameters, client: TestClient, now: Date) throws -> JSONValue {
+  ///
+  /// A code bound to a key (`dpop_jkt`) is redeemed only with a proof of that key (RFC 9449 §10).
+  func exchangeCode(_ parameters: FormParameters, client: TestClient, jkt: String?, now: Date) throws -> JSONValue {
     let code = try parameters.required("code")
     guard var record = store.codes[code] else { throw OAuthFailure.invalidGrant("the authorization code is unknown") }
     if let grantID = record.redeemedGrant {
@@ -14,6 +16,13 @@ extension TestProvider {
       throw OAuthFailure.invalidGrant("the authorization code was issued to another client")
     }
     guard now < record.expiresAt else { throw OAuthFailure.invalidGrant("the authorization code expired") }
+    if let bound = record.dpopJKT, bound != jkt {
+      throw dpopBindingFailure(
+        jkt == nil
+          ? "the code is bound to a DPoP key (dpop_jkt): send a proof of it"
+          : "the proof's key is not the code's dpop_jkt",
+        audience: .authorizationServer)
+    }
     guard parameters["redirect_uri"] == record.redirectUri else {
       throw OAuthFailure.invalidGrant("the redirect_uri differs from the authorization request's")
     }
@@ -31,6 +40,14 @@ extension TestProvider {
     let grantID = store.newGrant(record.authorization)
     record.redeemedGrant = grantID
     store.codes[code] = record
-    return try issueTokens(grantID: grantID, scopes: record.authorization.scopes, now: now, code: code)
+    return try issueTokens(
+      grantID: grantID, scopes: record.authorization.scopes, now: now, code: code, jkt: jkt,
+      refreshTokenJKT: bindsRefreshTokens(of: client) ? jkt : nil)
+  }
+
+  /// Whether refresh tokens issued to `client` with a DPoP proof are bound to its key: those of
+  /// public clients (RFC 9449 §5), as configured.
+  func bindsRefreshTokens(of client: TestClient) -> Bool {
+    client.secret == nil && configuration.dpop.bindsRefreshTokensOfPublicClients
   }
 }

@@ -3,7 +3,7 @@ import XidCore
 
 extension TestProvider {
   /// The device code grant (RFC 8628 §3.4, §3.5): pending, slow down, denied, expired, or tokens once.
-  func redeemDeviceCode(_ parameters: FormParameters, client: TestClient, now: Date) throws -> JSONValue {
+  func redeemDeviceCode(_ parameters: FormParameters, client: TestClient, jkt: String?, now: Date) throws -> JSONValue {
     let deviceCode = try parameters.required("device_code")
     guard var record = store.deviceCodes[deviceCode], record.clientId == client.id else {
       throw OAuthFailure.invalidGrant("the device code is unknown")
@@ -29,7 +29,9 @@ extension TestProvider {
       record.status = .redeemed
       store.deviceCodes[deviceCode] = record
       let grantID = store.newGrant(authorization)
-      return try issueTokens(grantID: grantID, scopes: authorization.scopes, now: now)
+      return try issueTokens(
+        grantID: grantID, scopes: authorization.scopes, now: now, jkt: jkt,
+        refreshTokenJKT: bindsRefreshTokens(of: client) ? jkt : nil)
     }
   }
 }

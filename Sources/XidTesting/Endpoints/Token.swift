@@ -7,11 +7,16 @@ extension TestProvider {
     let parameters = try FormParameters.form(of: request)
     try parameters.requireNoRepeats()
     let client = try authenticateClient(request, parameters)
+    let jkt = try verifyDPoPProof(request, endpoint: .token, audience: .authorizationServer, now: now)
+    if client.requiresDPoP && jkt == nil {
+      throw dpopBindingFailure(
+        "the client's tokens must be DPoP-bound: send a DPoP proof", audience: .authorizationServer)
+    }
     let body: JSONValue
     switch try parameters.required("grant_type") {
-    case GrantType.authorizationCode: body = try exchangeCode(parameters, client: client, now: now)
-    case GrantType.refreshToken: body = try refresh(parameters, client: client, now: now)
-    case GrantType.deviceCode: body = try redeemDeviceCode(parameters, client: client, now: now)
+    case GrantType.authorizationCode: body = try exchangeCode(parameters, client: client, jkt: jkt, now: now)
+    case GrantType.refreshToken: body = try refresh(parameters, client: client, jkt: jkt, now: now)
+    case GrantType.deviceCode: body = try redeemDeviceCode(parameters, client: client, jkt: jkt, now: now)
     default: throw OAuthFailure("unsupported_grant_type", "the grant type is not supported")
     }
     return .json(body, headers: ["Pragma": "no-cache"])
@@ -19,16 +24,25 @@ extension TestProvider {
 
   /// A successful token response for `grantID`, with an access token of `scopes`, a refresh token
   /// as configured, and an ID token when the scopes include `openid`.
-  func issueTokens(grantID: Int, scopes: [String], now: Date, code: String? = nil, refreshing: Bool = false) throws
-    -> JSONValue
-  {
+  ///
+  /// - Parameters:
+  ///   - jkt: the thumbprint of the request's DPoP key: the access token is bound to it
+  ///     (`token_type: DPoP`), unless ``Misbehavior/bearerTokenForDPoPRequest`` is on.
+  ///   - refreshTokenJKT: the key the new refresh token is bound to, if any.
+  func issueTokens(
+    grantID: Int, scopes: [String], now: Date, code: String? = nil, refreshing: Bool = false, jkt: String? = nil,
+    refreshTokenJKT: String? = nil
+  ) throws -> JSONValue {
     guard let grant = store.grants[grantID] else { throw OAuthFailure.invalidGrant("the grant is unknown") }
+    let unbound = jkt != nil && misbehaviors.use(.bearerTokenForDPoPRequest)
+    let jkt = unbound ? nil : jkt
+    let refreshTokenJKT = unbound ? nil : refreshTokenJKT
     let accessToken = try Randomness.token()
     store.accessTokens[accessToken] = AccessTokenRecord(
-      grantID: grantID, scopes: scopes, expiresAt: now + configuration.accessTokenLifetime)
+      grantID: grantID, scopes: scopes, expiresAt: now + configuration.accessTokenLifetime, jkt: jkt)
     var body: [String: JSONValue] = [
       "access_token": .string(accessToken),
-      "token_type": "Bearer",
+      "token_type": jkt == nil ? "Bearer" : "DPoP",
       "expires_in": .int(configuration.accessTokenLifetime.components.seconds),
       "scope": .string(scopes.joined(separator: " ")),
     ]
@@ -36,7 +50,7 @@ extension TestProvider {
       let refreshToken = try Randomness.token()
       store.refreshTokens[refreshToken] = RefreshTokenRecord(
         grantID: grantID, scopes: grant.authorization.scopes,
-        expiresAt: configuration.refreshTokenLifetime.map { now + $0 })
+        expiresAt: configuration.refreshTokenLifetime.map { now + $0 }, jkt: refreshTokenJKT)
       body["refresh_token"] = .string(refreshToken)
     }
     if scopes.contains("openid") && (!refreshing || configuration.issuesIDTokenOnRefresh) {

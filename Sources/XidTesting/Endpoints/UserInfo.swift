@@ -5,7 +5,7 @@ extension TestProvider {
   /// The UserInfo endpoint (OpenID Connect Core §5.3): `sub` and the claims the token's scopes
   /// release.
   func serveUserInfo(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
-    let (record, grant) = try store.validate(accessToken: try bearerToken(request), now: now).get()
+    let (record, grant) = try authorizeResourceRequest(request, endpoint: .userInfo, now: now)
     guard record.scopes.contains("openid") else {
       throw OAuthFailure(
         "insufficient_scope", "UserInfo requires the openid scope", status: 403,

@@ -58,6 +58,8 @@ extension TestProvider {
     public var includesCodeHash = false
     /// Whether ID tokens carry the user's claims released by scope, besides the UserInfo response.
     public var includesScopeClaimsInIDToken = false
+    /// How the provider checks DPoP proofs (RFC 9449) and binds tokens to their keys.
+    public var dpop = DPoPSettings()
 
     /// The default configuration: the ``TestClient/example`` client, ES256, short lifetimes, PAR
     /// supported, rotating refresh tokens.

@@ -37,6 +37,12 @@ extension TestProvider {
     /// Requests answered (or not) by an injected ``Fault``, except ``Fault/failConnection``, which
     /// never arrive.
     public internal(set) var faultsApplied = 0
+    /// DPoP proofs the provider accepted.
+    public internal(set) var dpopProofsAccepted = 0
+    /// Answers that asked for a DPoP nonce (`use_dpop_nonce`).
+    public internal(set) var dpopNonceChallenges = 0
+    /// DPoP proofs refused (`invalid_dpop_proof`), and requests refused for lacking one.
+    public internal(set) var dpopProofsRefused = 0
 
     init() {}
 

@@ -52,6 +52,18 @@ extension TestProvider {
     /// ``Configuration/keepsPreviousKeysOnRotation`` says).
     case rotateKeyBeforeSigning
 
+    // MARK: DPoP (RFC 9449)
+
+    /// The next request with a DPoP proof is answered `use_dpop_nonce` with a new nonce, even when
+    /// the proof carried the current one (the server rotated its nonce at that moment).
+    case demandDPoPNonce
+    /// The next DPoP proof is refused as a replay (`invalid_dpop_proof`), as if its `jti` had been
+    /// seen before.
+    case replayedDPoPProof
+    /// The token endpoint answers a request with a valid DPoP proof with unbound tokens and
+    /// `token_type: Bearer`, as a provider that ignores DPoP does.
+    case bearerTokenForDPoPRequest
+
     // MARK: Other responses
 
     /// The UserInfo response's `sub` is ``foreignSubject``.

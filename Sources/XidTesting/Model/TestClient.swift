@@ -16,13 +16,20 @@ public struct TestClient: Sendable, Hashable {
   public var redirectURIs: [URL]
   /// The URIs the end-session endpoint may send the user back to after logout.
   public var postLogoutRedirectURIs: [URL]
+  /// Whether every token request of the client must carry a DPoP proof (its tokens are always
+  /// DPoP-bound), as glewlwyd's `dpop_bound_access_tokens` client property does.
+  public var requiresDPoP: Bool
 
   /// Registers a client.
-  public init(id: String, secret: String? = nil, redirectURIs: [URL], postLogoutRedirectURIs: [URL] = []) {
+  public init(
+    id: String, secret: String? = nil, redirectURIs: [URL], postLogoutRedirectURIs: [URL] = [],
+    requiresDPoP: Bool = false
+  ) {
     self.id = id
     self.secret = secret
     self.redirectURIs = redirectURIs
     self.postLogoutRedirectURIs = postLogoutRedirectURIs
+    self.requiresDPoP = requiresDPoP
   }
 
   /// A public native-app client, `xid-example`, with the redirect URIs `com.example.app:/callback`

@@ -24,6 +24,8 @@ struct AuthorizationCodeRecord {
   let redirectUri: String
   let codeChallenge: String
   let expiresAt: Date
+  /// The `dpop_jkt` of the authorization request: the code can only be redeemed with that key.
+  var dpopJKT: String? = nil
   /// The grant the code was exchanged for; a second exchange revokes it (RFC 6749 §4.1.2).
   var redeemedGrant: Int?
 }
@@ -41,6 +43,8 @@ struct AccessTokenRecord {
   let scopes: [String]
   let expiresAt: Date
   var revoked = false
+  /// The thumbprint of the DPoP key the token is bound to (`cnf.jkt`), or `nil` for a Bearer token.
+  var jkt: String? = nil
 }
 
 /// A refresh token; a rotated one may never be used again.
@@ -49,6 +53,8 @@ struct RefreshTokenRecord {
   let scopes: [String]
   let expiresAt: Date?
   var rotated = false
+  /// The thumbprint of the DPoP key every refresh must prove, or `nil` for an unbound token.
+  var jkt: String? = nil
 }
 
 /// A pending device authorization (RFC 8628).

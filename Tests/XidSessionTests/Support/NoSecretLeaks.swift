@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import XidTestSupport
 import Xid
+import XidTestSupport
 import XidTesting
 
 /// Collects, while one test runs, every test provider and log the test made and every error it saw.

@@ -21,7 +21,7 @@ final class RecordingLogger: XidLogger, @unchecked Sendable {
 struct SessionHarness {
   let provider: TestProvider
   let storage: any TokenStorageAdapter
-  let logger = RecordingLogger()
+  let logger: RecordingLogger
   let xid: Xid
 
   init(
@@ -29,9 +29,21 @@ struct SessionHarness {
     transport: (any HTTPTransport)? = nil
   ) throws {
     let provider = try provider ?? TestProvider()
+    let logger = RecordingLogger()
+    try self.init(
+      provider: provider, storage: storage, logger: logger,
+      configuration: Self.configuration(provider, logger: logger, transport: transport))
+  }
+
+  /// A harness with its own configuration, whose logger is `logger`.
+  init(
+    provider: TestProvider, storage: any TokenStorageAdapter, logger: RecordingLogger,
+    configuration: XidConfiguration
+  ) throws {
     self.provider = provider
     self.storage = storage
-    xid = try Xid(configuration: Self.configuration(provider, logger: logger, transport: transport), storage: storage)
+    self.logger = logger
+    xid = try Xid(configuration: configuration, storage: storage)
     LeakRegistry.current?.register(provider: provider, logger: logger)
   }
 

@@ -40,7 +40,8 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
   ///   Xid sets, or `max_age` is negative; ``XidError/Code/unsupportedByProvider`` when the provider
   ///   lists PKCE methods without `S256`.
   static func parameters(
-    configuration: XidConfiguration, metadata: ProviderMetadata, options: SignInOptions, now: Date
+    configuration: XidConfiguration, metadata: ProviderMetadata, options: SignInOptions, now: Date,
+    dpopKeyThumbprint: String? = nil
   ) throws -> (parameters: [(String, String)], pending: PendingAuthorization) {
     if let methods = metadata.codeChallengeMethodsSupported, !methods.contains("S256") {
       throw XidError(
@@ -79,12 +80,14 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
     if let maxAge = options.maxAge { parameters.append(("max_age", String(maxAge.components.seconds))) }
     if !options.uiLocales.isEmpty { parameters.append(("ui_locales", options.uiLocales.joined(separator: " "))) }
     if !options.acrValues.isEmpty { parameters.append(("acr_values", options.acrValues.joined(separator: " "))) }
+    if let dpopKeyThumbprint { parameters.append(("dpop_jkt", dpopKeyThumbprint)) }
     for name in options.additionalParameters.keys.sorted() {
       parameters.append((name, options.additionalParameters[name]!))
     }
     let pending = PendingAuthorization(
       state: state, nonce: nonce, codeVerifier: pkce.verifier, redirectUri: redirectUri, maxAge: options.maxAge,
-      issuer: configuration.issuerIdentifier, clientId: configuration.clientId, scopes: scopes, createdAt: now)
+      issuer: configuration.issuerIdentifier, clientId: configuration.clientId, scopes: scopes, createdAt: now,
+      dpopKeyThumbprint: dpopKeyThumbprint)
     return (parameters, pending)
   }
 

@@ -28,11 +28,14 @@ public struct PendingAuthorization: Sendable, Hashable, Codable, CustomStringCon
   public let scopes: [String]
   /// When the request was made.
   public let createdAt: Date
+  /// The thumbprint of the DPoP key the request's `dpop_jkt` named, for a DPoP-bound sign-in: the
+  /// code can only be exchanged with a proof of that key.
+  public let dpopKeyThumbprint: String?
 
   /// Creates a pending authorization (the client makes these; tests and storage migrations may too).
   public init(
     state: String, nonce: String, codeVerifier: String, redirectUri: URL, maxAge: Duration?, issuer: String,
-    clientId: String, scopes: [String], createdAt: Date
+    clientId: String, scopes: [String], createdAt: Date, dpopKeyThumbprint: String? = nil
   ) {
     self.state = state
     self.nonce = nonce
@@ -43,6 +46,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable, CustomStringCon
     self.clientId = clientId
     self.scopes = scopes
     self.createdAt = createdAt
+    self.dpopKeyThumbprint = dpopKeyThumbprint
   }
 
   /// The pending authorization whose `state` equals `state`, among `pending`.

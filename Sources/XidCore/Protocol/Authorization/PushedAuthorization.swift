@@ -11,7 +11,7 @@ enum PushedAuthorization {
   ///   not JSON with a `request_uri`, and as ``ProtocolHTTP/send(_:endpoint:)``.
   static func push(
     _ parameters: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata,
-    http: ProtocolHTTP
+    http: ProtocolHTTP, dpop: DPoPSigner? = nil
   ) async throws -> URL {
     guard let endpoint = metadata.pushedAuthorizationRequestEndpoint else {
       throw XidError(.unsupportedByProvider, "the provider advertises no pushed_authorization_request_endpoint")
@@ -19,7 +19,7 @@ enum PushedAuthorization {
     let name = "pushed authorization request endpoint"
     let response = try await http.postClientForm(
       parameters.filter { $0.0 != "client_id" }, to: endpoint, endpoint: name, configuration: configuration,
-      refusal: .pushedAuthorizationFailed)
+      refusal: .pushedAuthorizationFailed, dpop: dpop)
     let object = try ProtocolHTTP.jsonObject(response, endpoint: name)
     guard let requestURI = object["request_uri"]?.stringValue, !requestURI.isEmpty else {
       throw XidError(

@@ -59,5 +59,6 @@ public struct SignInOptions: Sendable {
     "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
     "code_challenge_method", "request", "request_uri", "response_mode", "client_secret", "code_verifier",
     "client_assertion", "client_assertion_type", "prompt", "login_hint", "max_age", "ui_locales", "acr_values",
+    "dpop_jkt",
   ]
 }

@@ -21,6 +21,8 @@ public actor OpenIDClient {
   public nonisolated let configuration: XidConfiguration
   /// The clock that gives the time for validation and waits between device polls.
   public nonisolated let clock: any XidClock
+  /// The servers' latest DPoP nonces, which the proofs of ``XidConfiguration/usesDPoP`` carry.
+  public nonisolated let dpopNonces: DPoPNonceCache
   private let http: ProtocolHTTP
   private let discovery: ProviderDiscovery
   private var keyCache: JWKSCache?
@@ -31,13 +33,16 @@ public actor OpenIDClient {
   ///   - configuration: the client's configuration.
   ///   - transport: the HTTP transport every request goes through.
   ///   - clock: the clock; ``SystemClock`` by default, a controllable one in tests.
+  ///   - dpopNonces: where DPoP nonces are kept; a new cache in memory by default.
   /// - Throws: ``XidError`` when the configuration is invalid (see ``XidConfiguration/validate()``).
-  public init(configuration: XidConfiguration, transport: any HTTPTransport, clock: any XidClock = SystemClock())
-    throws
-  {
+  public init(
+    configuration: XidConfiguration, transport: any HTTPTransport, clock: any XidClock = SystemClock(),
+    dpopNonces: DPoPNonceCache = DPoPNonceCache()
+  ) throws {
     try configuration.validate()
     self.configuration = configuration
     self.clock = clock
+    self.dpopNonces = dpopNonces
     self.http = ProtocolHTTP(transport: transport)
     self.discovery = ProviderDiscovery(
       issuer: configuration.issuer, transport: transport, clock: clock, lifetime: configuration.metadataLifetime)
@@ -99,22 +104,29 @@ public actor OpenIDClient {
   /// The request is pushed (RFC 9126) when the provider requires it, or when it offers it and the
   /// configuration or `options` ask for it; the URL then carries only `client_id` and `request_uri`.
   ///
+  /// With `dpopKey`, the request carries its thumbprint as `dpop_jkt` (RFC 9449 §10), which binds the
+  /// code to the key, and a pushed request carries a proof.
+  ///
   /// - Returns: the URL and the ``PendingAuthorization`` to keep until the redirect arrives.
   /// - Throws: ``XidError`` with ``XidError/Code/invalidConfiguration`` (a reserved additional
-  ///   parameter, a bad redirect URI), ``XidError/Code/unsupportedByProvider`` (no S256, or pushed
-  ///   requests required without an endpoint), ``XidError/Code/pushedAuthorizationFailed``, and
-  ///   discovery errors.
-  public func makeAuthorizationRequest(_ options: SignInOptions = SignInOptions()) async throws
-    -> AuthorizationRequest
+  ///   parameter, a bad redirect URI, no key while ``XidConfiguration/usesDPoP`` is on),
+  ///   ``XidError/Code/unsupportedByProvider`` (no S256, no ES256 for DPoP, or pushed requests
+  ///   required without an endpoint), ``XidError/Code/pushedAuthorizationFailed``, and discovery
+  ///   errors.
+  public func makeAuthorizationRequest(_ options: SignInOptions = SignInOptions(), dpopKey: (any DPoPKey)? = nil)
+    async throws -> AuthorizationRequest
   {
     let metadata = try await metadata()
+    let dpop = try signer(dpopKey, metadata: metadata, required: true)
     let (parameters, pending) = try AuthorizationRequest.parameters(
-      configuration: configuration, metadata: metadata, options: options, now: clock.now)
+      configuration: configuration, metadata: metadata, options: options, now: clock.now,
+      dpopKeyThumbprint: dpopKey?.thumbprint)
     let push = try AuthorizationRequest.shouldPush(
       metadata: metadata, requested: options.usePushedAuthorization ?? configuration.prefersPushedAuthorization)
     let url =
       push
-      ? try await PushedAuthorization.push(parameters, configuration: configuration, metadata: metadata, http: http)
+      ? try await PushedAuthorization.push(
+        parameters, configuration: configuration, metadata: metadata, http: http, dpop: dpop)
       : metadata.authorizationEndpoint.appendingQuery(parameters)
     return AuthorizationRequest(url: url, pending: pending, isPushed: push)
   }
@@ -138,23 +150,39 @@ public actor OpenIDClient {
   /// - Parameters:
   ///   - url: the URL the browser was redirected to.
   ///   - pending: the pending authorizations the app keeps.
-  /// - Throws: the errors of ``parseRedirect(url:pending:)`` and ``exchangeCode(_:)``.
-  public func handleRedirect(url: URL, pending: [PendingAuthorization]) async throws -> AuthenticationResult {
+  ///   - dpopKey: the key of the sign-in, for a DPoP-bound one (see ``exchangeCode(_:dpopKey:)``).
+  /// - Throws: the errors of ``parseRedirect(url:pending:)`` and ``exchangeCode(_:dpopKey:)``.
+  public func handleRedirect(url: URL, pending: [PendingAuthorization], dpopKey: (any DPoPKey)? = nil) async throws
+    -> AuthenticationResult
+  {
     let response = try await parseRedirect(url: url, pending: pending)
-    return try await exchangeCode(response)
+    return try await exchangeCode(response, dpopKey: dpopKey)
   }
 
   /// Exchanges the code of a checked authorization response for tokens and validates the ID token.
   ///
+  /// With `dpopKey` (the key whose thumbprint the request carried), the request carries a proof and
+  /// the tokens must come back bound to the key.
+  ///
   /// - Throws: ``XidError`` with ``XidError/Code/tokenRequestFailed``,
   ///   ``XidError/Code/invalidTokenResponse`` (also when no ID token came back),
-  ///   ``XidError/Code/invalidIDToken``, signature and key errors, and transport errors.
-  public func exchangeCode(_ response: AuthorizationResponse) async throws -> AuthenticationResult {
+  ///   ``XidError/Code/dpopTokenUnbound``, ``XidError/Code/dpopKeyUnavailable`` (not the pending
+  ///   request's key), ``XidError/Code/invalidIDToken``, signature and key errors, and transport errors.
+  public func exchangeCode(_ response: AuthorizationResponse, dpopKey: (any DPoPKey)? = nil) async throws
+    -> AuthenticationResult
+  {
     let metadata = try await metadata()
     let pending = response.pending
+    if let expected = pending.dpopKeyThumbprint, dpopKey?.thumbprint != expected {
+      throw XidError(
+        .dpopKeyUnavailable,
+        "the sign-in was started with DPoP key \(expected), and the code can only be exchanged with that key; sign in again"
+      )
+    }
     let tokens = try await TokenEndpoint.request(
       TokenEndpoint.authorizationCodeGrant(code: response.code, pending: pending), configuration: configuration,
-      metadata: metadata, http: http, clock: clock, secrets: [response.code, pending.codeVerifier])
+      metadata: metadata, http: http, clock: clock, secrets: [response.code, pending.codeVerifier],
+      dpop: signer(dpopKey, metadata: metadata, required: true))
     guard let idToken = tokens.idToken else {
       throw XidError(
         .invalidTokenResponse, "the token response has no id_token although the openid scope was requested")
@@ -175,13 +203,15 @@ public actor OpenIDClient {
   ///   - originalIDToken: the ID token of the session; without it a new ID token gets only the
   ///     common checks.
   ///   - scopes: a narrower set of scopes to request, or `nil` for the granted ones.
+  ///   - dpopKey: the key the tokens are bound to, for a DPoP-bound session: the request carries a
+  ///     proof, and the new tokens must be bound to the same key.
   /// - Throws: ``XidError`` with ``XidError/Code/tokenRequestFailed`` (check ``XidError/isInvalidGrant``:
   ///   the session is over; ``XidError/isTransient``: try later), ``XidError/Code/invalidTokenResponse``,
-  ///   ``XidError/Code/invalidIDToken``, and transport errors.
-  public func refresh(refreshToken: String, originalIDToken: IDToken?, scopes: [String]? = nil) async throws
-    -> TokenResult
-  {
-    let tokens = try await refreshTokens(refreshToken: refreshToken, scopes: scopes)
+  ///   ``XidError/Code/dpopTokenUnbound``, ``XidError/Code/invalidIDToken``, and transport errors.
+  public func refresh(
+    refreshToken: String, originalIDToken: IDToken?, scopes: [String]? = nil, dpopKey: (any DPoPKey)? = nil
+  ) async throws -> TokenResult {
+    let tokens = try await refreshTokens(refreshToken: refreshToken, scopes: scopes, dpopKey: dpopKey)
     guard let idToken = tokens.idToken else { return TokenResult(tokens: tokens, idToken: nil) }
     let purpose: IDTokenValidator.Purpose = originalIDToken.map { .refresh(original: $0) } ?? .withoutNonce
     let validated = try await validateIDToken(idToken, purpose: purpose, accessToken: tokens.accessToken)
@@ -191,37 +221,49 @@ public actor OpenIDClient {
   /// The token request of a refresh, without checking the ID token it may carry: the session checks
   /// it against what it stored, and keeps a rotated refresh token whatever that check finds.
   ///
-  /// - Throws: as ``refresh(refreshToken:originalIDToken:scopes:)``, but no ID token errors.
-  package func refreshTokens(refreshToken: String, scopes: [String]? = nil) async throws -> TokenResponse {
+  /// - Throws: as ``refresh(refreshToken:originalIDToken:scopes:dpopKey:)``, but no ID token errors.
+  package func refreshTokens(refreshToken: String, scopes: [String]? = nil, dpopKey: (any DPoPKey)? = nil)
+    async throws -> TokenResponse
+  {
     let metadata = try await metadata()
     return try await TokenEndpoint.request(
       TokenEndpoint.refreshGrant(refreshToken: refreshToken, scopes: scopes), configuration: configuration,
-      metadata: metadata, http: http, clock: clock, secrets: [refreshToken])
+      metadata: metadata, http: http, clock: clock, secrets: [refreshToken],
+      dpop: signer(dpopKey, metadata: metadata, required: true))
   }
 
   // MARK: - UserInfo, revocation, logout
 
-  /// Fetches the user's claims from the UserInfo endpoint with a bearer access token.
+  /// Fetches the user's claims from the UserInfo endpoint with the access token.
   ///
   /// - Parameters:
-  ///   - accessToken: a bearer access token with the `openid` scope.
+  ///   - accessToken: an access token with the `openid` scope.
   ///   - expectedSubject: the `sub` of the session's ID token; the response must be about that user.
+  ///   - dpopKey: the key a DPoP-bound token is bound to: it is then sent as `Authorization: DPoP`
+  ///     with a proof.
   /// - Throws: ``XidError`` with ``XidError/Code/userInfoMismatch``, ``XidError/Code/userInfoFailed``,
   ///   ``XidError/Code/unsupportedResponse`` (signed responses), ``XidError/Code/unsupportedByProvider``,
   ///   and transport errors.
-  public func userInfo(accessToken: String, expectedSubject: String) async throws -> UserInfo {
+  public func userInfo(accessToken: String, expectedSubject: String, dpopKey: (any DPoPKey)? = nil) async throws
+    -> UserInfo
+  {
     let metadata = try await metadata()
     return try await UserInfoEndpoint.fetch(
-      accessToken: accessToken, expectedSubject: expectedSubject, metadata: metadata, http: http)
+      accessToken: accessToken, expectedSubject: expectedSubject, metadata: metadata, http: http,
+      dpop: signer(dpopKey, metadata: metadata, required: true))
   }
 
   /// Revokes a token at the provider (RFC 7009). Forget it locally whatever the outcome.
   ///
   /// - Throws: ``XidError`` with ``XidError/Code/revocationFailed``, ``XidError/Code/unsupportedByProvider``
   ///   and transport errors.
-  public func revoke(_ token: String, hint: TokenTypeHint? = nil) async throws {
+  ///
+  /// With `dpopKey`, the request carries a proof of the key a bound token is tied to.
+  public func revoke(_ token: String, hint: TokenTypeHint? = nil, dpopKey: (any DPoPKey)? = nil) async throws {
     let metadata = try await metadata()
-    try await TokenRevocation.revoke(token, hint: hint, configuration: configuration, metadata: metadata, http: http)
+    try await TokenRevocation.revoke(
+      token, hint: hint, configuration: configuration, metadata: metadata, http: http,
+      dpop: signer(dpopKey, metadata: metadata, required: false))
   }
 
   /// The URL that ends the user's session at the provider (RP-Initiated Logout 1.0).
@@ -243,7 +285,7 @@ public actor OpenIDClient {
   // MARK: - Device authorization grant
 
   /// Starts a device authorization (RFC 8628): show the user code and verification URI it returns,
-  /// then call ``pollDeviceAuthorization(_:)``.
+  /// then call ``pollDeviceAuthorization(_:dpopKey:)``.
   ///
   /// - Parameter scopes: the scopes to request instead of the configuration's; `openid` is added.
   /// - Throws: ``XidError`` with ``XidError/Code/deviceAuthorizationFailed``,
@@ -260,15 +302,39 @@ public actor OpenIDClient {
   /// Waits the provider's `interval` (5 s by default) before each poll and 5 s more after each
   /// `slow_down`. Cancel the task to stop.
   ///
+  /// With `dpopKey`, every poll carries a proof and the tokens must come back bound to the key.
+  ///
   /// - Throws: ``XidError`` with ``XidError/Code/deviceCodeExpired``, ``XidError/Code/accessDenied``,
-  ///   ``XidError/Code/cancelled``, ``XidError/Code/tokenRequestFailed``, ID token errors, and
-  ///   transport errors.
-  public func pollDeviceAuthorization(_ authorization: DeviceAuthorization) async throws -> TokenResult {
+  ///   ``XidError/Code/cancelled``, ``XidError/Code/tokenRequestFailed``, ``XidError/Code/dpopTokenUnbound``,
+  ///   ID token errors, and transport errors.
+  public func pollDeviceAuthorization(_ authorization: DeviceAuthorization, dpopKey: (any DPoPKey)? = nil)
+    async throws -> TokenResult
+  {
     let metadata = try await metadata()
     let tokens = try await DeviceFlow.poll(
-      authorization, configuration: configuration, metadata: metadata, http: http, clock: clock)
+      authorization, configuration: configuration, metadata: metadata, http: http, clock: clock,
+      dpop: signer(dpopKey, metadata: metadata, required: true))
     guard let idToken = tokens.idToken else { return TokenResult(tokens: tokens, idToken: nil) }
     let validated = try await validateIDToken(idToken, purpose: .withoutNonce, accessToken: tokens.accessToken)
     return TokenResult(tokens: tokens, idToken: validated)
+  }
+
+  // MARK: - DPoP
+
+  /// The signer of requests with `key`, after checking that the provider accepts ES256 proofs.
+  ///
+  /// - Parameter required: whether a key is needed when ``XidConfiguration/usesDPoP`` is on.
+  /// - Throws: ``XidError/Code/invalidConfiguration`` when a required key is missing, and
+  ///   ``XidError/Code/unsupportedByProvider`` when the provider does not accept ES256 proofs.
+  private func signer(_ key: (any DPoPKey)?, metadata: ProviderMetadata, required: Bool) throws -> DPoPSigner? {
+    guard let key else {
+      guard !(required && configuration.usesDPoP) else {
+        throw XidError(
+          .invalidConfiguration, "XidConfiguration.usesDPoP is on: pass the session's DPoP key (dpopKey:)")
+      }
+      return nil
+    }
+    try metadata.requireDPoPES256()
+    return DPoPSigner(key: PreparedDPoPKey(key), nonces: dpopNonces, clock: clock)
   }
 }

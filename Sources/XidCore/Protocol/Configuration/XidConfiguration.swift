@@ -42,6 +42,14 @@ public struct XidConfiguration: Sendable {
   public var metadataLifetime: Duration
   /// How long a process waits for another one that is refreshing the same account.
   public var refreshLockTimeout: Duration
+  /// Whether the session's tokens are bound to a key of this device with DPoP (RFC 9449); off by
+  /// default. When on, every request that carries an access token sends it as
+  /// `Authorization: DPoP …` with a `DPoP` proof, so **the resource servers the app calls must accept
+  /// DPoP-bound tokens**, and `offline_access` may be requested. See docs/dpop.md.
+  public var usesDPoP = false
+  /// Where DPoP keys are made when ``usesDPoP`` is on. `nil` uses the platform's: the `Xid` module
+  /// picks the Secure Enclave on Apple devices that have one; otherwise ``SoftwareDPoPKeyFactory``.
+  public var dpopKeyFactory: (any DPoPKeyFactory)?
   /// The HTTP transport for the provider and for authorized requests. `nil` uses the platform's:
   /// the `Xid` module fills in `URLSessionTransport`; a program that links `XidCore` alone passes one.
   public var transport: (any HTTPTransport)?
@@ -135,7 +143,7 @@ public struct XidConfiguration: Sendable {
   /// - Throws: ``XidError/Code/insecureURL`` for an issuer that is not https (or loopback http), and
   ///   ``XidError/Code/invalidConfiguration`` with what to change for anything else: an issuer with a
   ///   query or fragment, an empty client identifier, a redirect URI that is not allowed, a leeway out
-  ///   of range, or a scope Xid refuses.
+  ///   of range, or a scope Xid refuses (see ``checkScopes(_:)``).
   public func validate() throws {
     try issuer.requireSecure(for: "issuer")
     guard issuer.query == nil, issuer.fragment == nil else {
@@ -154,12 +162,7 @@ public struct XidConfiguration: Sendable {
       throw XidError(.invalidConfiguration, "the expiry leeway must not be negative")
     }
     try presence.validate()
-    if scopes.contains("offline_access") {
-      throw XidError(
-        .invalidConfiguration,
-        "the scope offline_access is not accepted yet: long-lived sessions need DPoP-bound tokens, which a later Xid release brings. Remove it; a refresh token the provider issues anyway is used"
-      )
-    }
+    try checkScopes(scopes)
   }
 
   /// Checks a redirect URI against RFC 8252 and RFC 9700: absolute, no fragment, and `http` only to a

@@ -4,7 +4,7 @@ import Foundation
 /// needs.
 ///
 /// Show ``userCode`` and ``verificationURI`` (or ``verificationURIComplete``, for example as a QR
-/// code), then poll with ``OpenIDClient/pollDeviceAuthorization(_:)``. It is `Codable` so that it can
+/// code), then poll with ``OpenIDClient/pollDeviceAuthorization(_:dpopKey:)``. It is `Codable` so that it can
 /// outlive the app's process; its `description` shows neither code.
 public struct DeviceAuthorization: Sendable, Hashable, Codable, CustomStringConvertible, CustomReflectable {
   /// `device_code`: the secret that polling presents.
@@ -126,7 +126,7 @@ enum DeviceFlow {
   ///   for other refusals.
   static func poll(
     _ authorization: DeviceAuthorization, configuration: XidConfiguration, metadata: ProviderMetadata,
-    http: ProtocolHTTP, clock: any XidClock
+    http: ProtocolHTTP, clock: any XidClock, dpop: DPoPSigner? = nil
   ) async throws -> TokenResponse {
     var interval = authorization.interval > .zero ? authorization.interval : .seconds(5)
     while true {
@@ -144,7 +144,8 @@ enum DeviceFlow {
       do {
         return try await TokenEndpoint.request(
           TokenEndpoint.deviceCodeGrant(deviceCode: authorization.deviceCode), configuration: configuration,
-          metadata: metadata, http: http, clock: clock, secrets: [authorization.deviceCode, authorization.userCode])
+          metadata: metadata, http: http, clock: clock, secrets: [authorization.deviceCode, authorization.userCode],
+          dpop: dpop)
       } catch let error as XidError where error.code == .tokenRequestFailed {
         switch error.oauthError {
         case "authorization_pending": continue

@@ -14,14 +14,15 @@ enum TokenRevocation {
 
   /// Asks the provider to revoke `token`, authenticating the client as for token requests.
   ///
-  /// A 200 answer means the token is revoked or was invalid anyway (RFC 7009 §2.2).
+  /// A 200 answer means the token is revoked or was invalid anyway (RFC 7009 §2.2). With `dpop`, the
+  /// request carries a proof of the key a bound token is tied to, for providers that ask for one.
   ///
   /// - Throws: ``XidError/Code/unsupportedByProvider`` without a `revocation_endpoint`,
   ///   ``XidError/Code/revocationFailed`` (with status and OAuth error) on refusal, and as
   ///   ``ProtocolHTTP/send(_:endpoint:)``.
   static func revoke(
     _ token: String, hint: TokenTypeHint?, configuration: XidConfiguration, metadata: ProviderMetadata,
-    http: ProtocolHTTP
+    http: ProtocolHTTP, dpop: DPoPSigner? = nil
   ) async throws {
     guard let endpoint = metadata.revocationEndpoint else {
       throw XidError(.unsupportedByProvider, "the provider advertises no revocation_endpoint")
@@ -30,6 +31,6 @@ enum TokenRevocation {
     if let hint { parameters.append(("token_type_hint", hint.rawValue)) }
     _ = try await http.postClientForm(
       parameters, to: endpoint, endpoint: name, configuration: configuration, refusal: .revocationFailed,
-      secrets: [token])
+      secrets: [token], dpop: dpop)
   }
 }

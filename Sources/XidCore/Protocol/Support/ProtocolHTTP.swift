@@ -49,23 +49,49 @@ struct ProtocolHTTP: Sendable {
   ///     (a code, verifier or token); the client secret is always kept out.
   ///   - reading: turns the error of a refusal into the one to throw, with the response at hand (a
   ///     provider's quirk); the error as it is by default.
+  ///   - dpop: the session's DPoP signer: the request then carries a proof (RFC 9449 §5), the
+  ///     answer's `DPoP-Nonce` is learnt, and a `use_dpop_nonce` refusal is retried once with it.
   /// - Returns: the 2xx response.
   /// - Throws: `refusal`, with the HTTP status and the OAuth error when there was one, whatever the
   ///   body's shape, and as ``send(_:endpoint:)``.
   func postClientForm(
     _ parameters: [(String, String)], to url: URL, endpoint: String, configuration: XidConfiguration,
-    refusal: XidError.Code, secrets: [String] = [], reading: (HTTPResponse, XidError) -> XidError = { $1 }
+    refusal: XidError.Code, secrets: [String] = [], dpop: DPoPSigner? = nil,
+    reading: (HTTPResponse, XidError) -> XidError = { $1 }
   ) async throws -> HTTPResponse {
     var parameters = parameters
     var headers: HTTPHeaders = [:]
     configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
-    let response = try await send(.form(url, parameters, headers: headers), endpoint: endpoint)
+    let request = HTTPRequest.form(url, parameters, headers: headers)
+    let response: HTTPResponse
+    if let dpop {
+      response = try await send(request, proving: dpop, accessToken: nil, endpoint: endpoint)
+    } else {
+      response = try await send(request, endpoint: endpoint)
+    }
     guard response.isSuccess else {
       throw reading(
         response,
         Self.failure(response, code: refusal, endpoint: endpoint, secrets: Self.secrets(secrets, of: configuration)))
     }
     return response
+  }
+
+  /// Sends `request` with a DPoP proof for it (with `ath` when it carries `accessToken`), learns the
+  /// answer's `DPoP-Nonce`, and sends it once more with a new proof when the server asks for its
+  /// nonce (`use_dpop_nonce`).
+  func send(_ request: HTTPRequest, proving dpop: DPoPSigner, accessToken: String?, endpoint: String) async throws
+    -> HTTPResponse
+  {
+    var request = request
+    request.headers["DPoP"] = try dpop.proof(method: request.method, url: request.url, accessToken: accessToken)
+    let response = try await send(request, endpoint: endpoint)
+    let learnt = dpop.nonces.record(response, from: request.url)
+    guard !response.isSuccess, learnt, response.asksForDPoPNonce else { return response }
+    request.headers["DPoP"] = try dpop.proof(method: request.method, url: request.url, accessToken: accessToken)
+    let retried = try await send(request, endpoint: endpoint)
+    dpop.nonces.record(retried, from: request.url)
+    return retried
   }
 
   /// `secrets` and the configured client secret, if any: what error reasons must never show.

@@ -34,19 +34,21 @@ enum TokenEndpoint {
   ///   JSON, an empty body, HTML, a non-standard error, or a 2xx carrying `error`), with the HTTP
   ///   status and the OAuth error when there was one; ``XidError/Code/unexpectedResponse`` for a 2xx
   ///   body that is not JSON; ``XidError/Code/invalidTokenResponse``, also for a DPoP-bound token
-  ///   (see ``requireUsableTokenType(_:configuration:)``); and as ``ProtocolHTTP/send(_:endpoint:)``.
+  ///   the request did not prove a key for; ``XidError/Code/dpopTokenUnbound`` for a Bearer token
+  ///   the request did (see ``TokenBinding``); and as ``ProtocolHTTP/send(_:endpoint:)``.
+  ///   With `dpop`, the request carries a proof.
   ///
   /// On a refresh (`grant` has `grant_type=refresh_token`), an empty HTTP 400 is
   /// ``XidError/Code/refreshRefused`` when ``XidConfiguration/providerQuirks`` contains
   /// ``ProviderQuirks/emptyBadRequestIsInvalidGrant``; otherwise its reason names that option.
   static func request(
     _ grant: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata, http: ProtocolHTTP,
-    clock: any XidClock, secrets: [String]
+    clock: any XidClock, secrets: [String], dpop: DPoPSigner? = nil
   ) async throws -> TokenResponse {
     let isRefresh = grant.contains { $0 == ("grant_type", "refresh_token") }
     let response = try await http.postClientForm(
       grant, to: metadata.tokenEndpoint, endpoint: name, configuration: configuration, refusal: .tokenRequestFailed,
-      secrets: secrets
+      secrets: secrets, dpop: dpop
     ) { response, error in
       guard isRefresh, response.status == 400, response.body.isEmpty else { return error }
       return emptyRefreshRefusal(error, quirks: configuration.providerQuirks)
@@ -58,23 +60,8 @@ enum TokenEndpoint {
       throw ProtocolHTTP.failure(response, code: .tokenRequestFailed, endpoint: name, secrets: secrets)
     }
     let tokens = try TokenResponse(json: object, receivedAt: clock.now)
-    try requireUsableTokenType(tokens, configuration: configuration)
+    try await TokenBinding.check(tokens, dpop: dpop, configuration: configuration, metadata: metadata, http: http)
     return tokens
-  }
-
-  /// Refuses an access token this client cannot use: a DPoP-bound one (`token_type: DPoP`, RFC 9449),
-  /// since a DPoP token sent as a bearer token is refused by the resource server, and Xid sends no
-  /// DPoP proofs yet. Every grant (code, refresh, device) passes here, so that is the one place to
-  /// allow DPoP tokens once a configuration enables DPoP.
-  ///
-  /// - Throws: ``XidError/Code/invalidTokenResponse`` for a token type other than Bearer.
-  static func requireUsableTokenType(_ tokens: TokenResponse, configuration: XidConfiguration) throws {
-    guard tokens.tokenType == .bearer else {
-      throw XidError(
-        .invalidTokenResponse,
-        "the token endpoint issued a DPoP-bound access token (token_type \"DPoP\"), but DPoP is not enabled for this client, so the token cannot be used; register the client at the provider for Bearer tokens"
-      )
-    }
   }
 
   /// An empty HTTP 400 to a refresh: a dead grant for a provider with the quirk, a provider failure

@@ -49,14 +49,25 @@ enum UserInfoEndpoint {
   ///   ``XidError/Code/unsupportedResponse`` for a signed or encrypted (`application/jwt`) response,
   ///   ``XidError/Code/unexpectedResponse`` for other non-JSON bodies, and
   ///   ``XidError/Code/userInfoMismatch``.
+  ///
+  /// With `dpop`, the token is sent as `Authorization: DPoP` with a proof carrying `ath`, and a
+  /// `use_dpop_nonce` challenge is retried once with the server's nonce.
   static func fetch(
-    accessToken: String, expectedSubject: String, metadata: ProviderMetadata, http: ProtocolHTTP
+    accessToken: String, expectedSubject: String, metadata: ProviderMetadata, http: ProtocolHTTP,
+    dpop: DPoPSigner? = nil
   ) async throws -> UserInfo {
     guard let endpoint = metadata.userInfoEndpoint else {
       throw XidError(.unsupportedByProvider, "the provider advertises no userinfo_endpoint")
     }
-    let request = HTTPRequest(url: endpoint, headers: ["Authorization": "Bearer " + accessToken])
-    let response = try await http.send(request, endpoint: name)
+    let request = HTTPRequest(url: endpoint)
+    let response: HTTPResponse
+    if let dpop {
+      var bound = request
+      bound.headers["Authorization"] = "DPoP " + accessToken
+      response = try await http.send(bound, proving: dpop, accessToken: accessToken, endpoint: name)
+    } else {
+      response = try await http.send(request.authorized(with: accessToken), endpoint: name)
+    }
     guard response.isSuccess else {
       throw ProtocolHTTP.failure(response, code: .userInfoFailed, endpoint: name, secrets: [accessToken])
     }

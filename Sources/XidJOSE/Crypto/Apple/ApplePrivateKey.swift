@@ -77,6 +77,12 @@
       throw XidError(.cryptoFailure, "the platform could not export the public key")
     }
 
+    /// The private scalar of a P-256 key, 32 big-endian bytes; `nil` for other keys.
+    func privateScalar() -> [UInt8]? {
+      guard case .p256(let key) = kind else { return nil }
+      return Array(key.rawRepresentation)
+    }
+
     /// Signs `message`, returning the JWS signature bytes (r ‖ s for ES256).
     func signature(for message: UnsafeRawBufferPointer) throws -> [UInt8] {
       let result: [UInt8]?

@@ -92,16 +92,18 @@
       throw XidError(.cryptoFailure, "OpenSSL could not export the public key")
     }
 
+    /// The private scalar of a P-256 key, 32 big-endian bytes; `nil` for other keys.
+    func privateScalar() -> [UInt8]? {
+      guard algorithm == .es256 else { return nil }
+      return key.bigNumber("priv", length: 32)
+    }
+
     /// Signs `message`, returning the JWS signature bytes (r ‖ s for ES256).
     func signature(for message: UnsafeRawBufferPointer) throws -> [UInt8] {
       let result: [UInt8]?
       switch algorithm {
       case .edDSA: result = signEd25519(message)
-      case .es256:
-        result = signDigest(message).flatMap { der in
-          var raw = [UInt8](repeating: 0, count: 64)
-          return xid_ecdsa_der_to_raw(der, der.count, &raw, 32) == 1 ? raw : nil
-        }
+      case .es256: result = signP256(message)
       case .rs256, .ps256: result = signDigest(message)
       }
       guard let result else {
@@ -120,6 +122,21 @@
           var output = [UInt8](repeating: 0, count: length)
           guard EVP_PKEY_sign(context, &output, &length, digest.baseAddress, 32) == 1 else { return nil }
           return Array(output.prefix(length))
+        } ?? nil
+      }
+    }
+
+    /// An ES256 signature as r ‖ s: SHA-256, ECDSA into a stack buffer, and its DER read in place
+    /// (a proof is signed for every DPoP request, so no BIGNUMs and no size query).
+    private func signP256(_ message: UnsafeRawBufferPointer) -> [UInt8]? {
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32 + ECDSASignatureDER.maximumLength) { buffer in
+        let digest = buffer.baseAddress!
+        let der = digest + 32
+        OpenSSL.sha256(message, into: digest)
+        return template?.withContext { context -> [UInt8]? in
+          var length = ECDSASignatureDER.maximumLength
+          guard EVP_PKEY_sign(context, der, &length, digest, 32) == 1 else { return nil }
+          return ECDSASignatureDER.rawP256(fromDER: Array(UnsafeBufferPointer(start: der, count: length)))
         } ?? nil
       }
     }

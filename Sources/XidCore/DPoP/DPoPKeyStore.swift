@@ -1,0 +1,191 @@
+import Foundation
+
+/// A session's DPoP keys in its ``TokenStorageAdapter``: one entry per key, named by the key's RFC 7638
+/// thumbprint, so that the key a token record names is found by name and a new sign-in never replaces
+/// the key a refresh is using. Keys are restored once per process and then kept in memory.
+final class DPoPKeyStore: Sendable {
+  /// The storage keys of DPoP keys start with this, followed by the thumbprint.
+  static let keyPrefix = "xid.dpop-key."
+  /// The format of the stored entries this version writes and reads.
+  static let format: Int64 = 1
+
+  private let storage: any TokenStorageAdapter
+  /// The factories in order of preference; a software one is always last.
+  let factories: [any DPoPKeyFactory]
+  private let logger: any XidLogger
+  private let loaded = LockedValue<[String: PreparedDPoPKey]>([:])
+
+  /// - Parameter factory: the preferred factory; software keys are made where it is unavailable.
+  init(storage: any TokenStorageAdapter, factory: (any DPoPKeyFactory)?, logger: any XidLogger) {
+    self.storage = storage
+    self.factories = Self.factories(preferring: factory)
+    self.logger = logger
+  }
+
+  /// The preferred factory, then ``SoftwareDPoPKeyFactory`` unless the preferred one is of that kind.
+  static func factories(preferring factory: (any DPoPKeyFactory)?) -> [any DPoPKeyFactory] {
+    guard let factory else { return [SoftwareDPoPKeyFactory()] }
+    return factory.kind == SoftwareDPoPKeyFactory.kind ? [factory] : [factory, SoftwareDPoPKeyFactory()]
+  }
+
+  /// The factory a new key comes from: the first available one.
+  static func factoryForNewKey(among factories: [any DPoPKeyFactory]) -> any DPoPKeyFactory {
+    factories.first { $0.isAvailable } ?? SoftwareDPoPKeyFactory()
+  }
+
+  /// The storage key of the key with `thumbprint`.
+  static func storageKey(thumbprint: String) -> String { keyPrefix + thumbprint }
+
+  /// Makes a key with the first available factory and stores it.
+  ///
+  /// - Throws: the factory's and the storage's ``XidError``s.
+  func makeKey() throws -> PreparedDPoPKey {
+    let factory = Self.factoryForNewKey(among: factories)
+    let (key, storedForm) = try factory.makeKey()
+    let entry: JSONValue = [
+      "format": .int(Self.format), "kind": .string(factory.kind), "key": .string(storedForm),
+      "jkt": .string(key.thumbprint), "hardware": .bool(key.isHardwareBacked),
+    ]
+    try storage.save(key: Self.storageKey(thumbprint: key.thumbprint), value: entry.serialized(sortedKeys: true))
+    let prepared = PreparedDPoPKey(key)
+    loaded.update { $0[key.thumbprint] = prepared }
+    logger.log(
+      .info, category: "dpop",
+      "made a \(key.isHardwareBacked ? "hardware-backed" : "software") DPoP key (\(key.thumbprint))")
+    return prepared
+  }
+
+  /// The key with `thumbprint`: from memory, or restored from storage and checked to be that key.
+  ///
+  /// - Throws: ``XidError/Code/dpopKeyUnavailable`` when it is missing, unreadable, of a kind no
+  ///   factory restores, or another key; ``XidError/Code/storageLocked`` and other storage errors as
+  ///   the storage reports them (the session is kept).
+  func key(thumbprint: String) throws -> PreparedDPoPKey {
+    if let key = loaded.get()[thumbprint] { return key }
+    guard let entry = try storedEntry(thumbprint: thumbprint) else {
+      throw XidError(
+        .dpopKeyUnavailable,
+        "the session's DPoP key (\(thumbprint)) is missing from storage; its tokens cannot be used with any other key. Sign the user in again"
+      )
+    }
+    guard let factory = factories.first(where: { $0.kind == entry.kind }) else {
+      throw XidError(
+        .dpopKeyUnavailable,
+        "the session's DPoP key is of kind \"\(SafeText.short(entry.kind, limit: 32))\", which no configured factory restores; sign the user in again"
+      )
+    }
+    let key: any DPoPKey
+    do {
+      key = try factory.restoreKey(from: entry.storedForm)
+    } catch let error as XidError where error.code == .storageLocked {
+      throw error
+    } catch let error as XidError where error.code == .dpopKeyUnavailable {
+      throw error
+    } catch {
+      throw XidError(
+        .dpopKeyUnavailable, "the session's DPoP key could not be restored from storage; sign the user in again")
+    }
+    guard key.thumbprint == thumbprint else {
+      throw XidError(
+        .dpopKeyUnavailable,
+        "the stored DPoP key is not the key the session's tokens are bound to; sign the user in again")
+    }
+    let prepared = PreparedDPoPKey(key)
+    loaded.update { $0[thumbprint] = prepared }
+    return prepared
+  }
+
+  /// What the session says about its key: the thumbprint, and whether the stored key is
+  /// hardware-backed (`false` when it cannot be read).
+  func binding(thumbprint: String) -> DPoPBinding {
+    if let key = loaded.get()[thumbprint] {
+      return DPoPBinding(keyThumbprint: thumbprint, isHardwareBacked: key.key.isHardwareBacked)
+    }
+    let hardware = (try? storedEntry(thumbprint: thumbprint))?.isHardwareBacked ?? false
+    return DPoPBinding(keyThumbprint: thumbprint, isHardwareBacked: hardware)
+  }
+
+  /// Deletes the key with `thumbprint` from storage and memory; a failure is logged, not thrown.
+  func delete(thumbprint: String) {
+    loaded.update { $0[thumbprint] = nil }
+    do {
+      try storage.delete(key: Self.storageKey(thumbprint: thumbprint))
+      logger.log(.info, category: "dpop", "deleted the DPoP key \(thumbprint)")
+    } catch {
+      logger.log(
+        .notice, category: "dpop",
+        "could not delete the DPoP key \(thumbprint): \((error as? XidError)?.code.rawValue ?? "\(type(of: error))")")
+    }
+  }
+
+  private struct Entry {
+    var kind: String
+    var storedForm: String
+    var isHardwareBacked: Bool
+  }
+
+  private func storedEntry(thumbprint: String) throws -> Entry? {
+    guard let text = try storage.load(key: Self.storageKey(thumbprint: thumbprint)) else { return nil }
+    guard let members = try? JSONValue(parsing: Array(text.utf8)).objectValue,
+      members["format"]?.int64Value == Self.format, let kind = members["kind"]?.stringValue,
+      let storedForm = members["key"]?.stringValue
+    else {
+      throw XidError(
+        .dpopKeyUnavailable,
+        "the session's stored DPoP key is unreadable or of an unknown format; sign the user in again")
+    }
+    return Entry(kind: kind, storedForm: storedForm, isHardwareBacked: members["hardware"]?.boolValue ?? false)
+  }
+}
+
+/// A DPoP key with the encoded header of its proofs, which is the same for every proof.
+struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflectable {
+  let key: any DPoPKey
+  let encodedHeader: String
+  /// The `ath` of the last access token this key made a proof for: a session sends the same token
+  /// until it is refreshed. It goes with the key (at sign-out, when the key is forgotten).
+  private let lastTokenHash = LockedValue<(token: String, hash: String)?>(nil)
+
+  init(_ key: any DPoPKey) {
+    self.key = key
+    self.encodedHeader = DPoPProof.encodedHeader(for: key.publicJWK)
+  }
+
+  /// The `ath` of `accessToken`, computed once per token.
+  func accessTokenHash(_ accessToken: String) -> String {
+    if let last = lastTokenHash.get(), last.token == accessToken { return last.hash }
+    let hash = DPoPProof.accessTokenHash(accessToken)
+    lastTokenHash.set((accessToken, hash))
+    return hash
+  }
+
+  var thumbprint: String { key.thumbprint }
+
+  /// The key's description; never its material.
+  var description: String { key.description }
+
+  /// The thumbprint only, so that `dump` shows no key material.
+  var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint]) }
+
+  /// A proof for one request; see ``DPoPProof``.
+  func proof(method: String, url: URL, accessToken: String?, nonce: String?, now: Date) throws -> String {
+    try DPoPProof.make(
+      encodedHeader: encodedHeader, sign: key.sign, method: method, url: url,
+      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce, issuedAt: now)
+  }
+}
+
+/// What signs the proofs of one session's requests: its key, the nonces servers gave, and the clock.
+struct DPoPSigner: Sendable, CustomReflectable {
+  let key: PreparedDPoPKey
+  let nonces: DPoPNonceCache
+  let clock: any XidClock
+
+  /// A proof for a request to `url`, with the origin's latest nonce.
+  func proof(method: String, url: URL, accessToken: String? = nil) throws -> String {
+    try key.proof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url), now: clock.now)
+  }
+
+  /// The key's thumbprint only.
+  var customMirror: Mirror { Mirror(self, children: ["key": key.thumbprint]) }
+}

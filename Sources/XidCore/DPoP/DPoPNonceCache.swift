@@ -1,0 +1,167 @@
+import Foundation
+
+/// The latest `DPoP-Nonce` (RFC 9449 §8, §9) each server gave, per origin (scheme, host and port).
+///
+/// Any response that carries a `DPoP-Nonce` header updates it, whatever its status; the next proof to
+/// that origin carries the nonce. A session's cache is kept in its ``TokenStorageAdapter`` under its
+/// own key (never in the token record, whose version a nonce must not change), so an extension's
+/// first request carries the nonce the app last saw. Servers rotate nonces at any time; a stale one
+/// costs one retry.
+public final class DPoPNonceCache: Sendable {
+  /// The longest nonce kept; longer values are ignored.
+  static let maximumLength = 1024
+
+  private struct State: Sendable {
+    var loaded: Bool
+    var nonces: [String: String]
+  }
+
+  private let storage: (any TokenStorageAdapter)?
+  private let storageKey: String
+  private let logger: any XidLogger
+  private let state: LockedValue<State>
+
+  /// A cache in memory only.
+  public init() {
+    storage = nil
+    storageKey = ""
+    logger = DiscardingLogger()
+    state = LockedValue(State(loaded: true, nonces: [:]))
+  }
+
+  /// A cache kept in `storage` under `key`, read on first use.
+  init(storage: any TokenStorageAdapter, key: String, logger: any XidLogger) {
+    self.storage = storage
+    self.storageKey = key
+    self.logger = logger
+    state = LockedValue(State(loaded: false, nonces: [:]))
+  }
+
+  /// The storage key of an account's nonce cache, next to its token record's.
+  static func storageKey(accountKey: String) -> String {
+    "xid.dpop-nonces." + accountKey.replacingOccurrences(of: "xid.tokens.", with: "")
+  }
+
+  /// The origin of `url`: lower-case scheme and host, and the port (the scheme's default when none).
+  ///
+  /// Read from the URL's text (a proof is made for every request, and asking `URL` for its parts
+  /// parses it again each time): `scheme://[userinfo@]host[:port]` up to the path, query or fragment.
+  static func origin(of url: URL) -> String {
+    let text = url.absoluteString.utf8
+    guard let colon = text.firstIndex(of: UInt8(ascii: ":")),
+      text[colon...].starts(with: "://".utf8)
+    else { return "\(url.scheme?.lowercased() ?? ""):" }
+    let scheme = String(text[..<colon])!.lowercased()
+    let afterSlashes = text.index(colon, offsetBy: 3)
+    let end = text[afterSlashes...].firstIndex {
+      $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+    }
+    var authority = text[afterSlashes..<(end ?? text.endIndex)]
+    if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
+    // The port follows the last colon, unless that colon is inside an IPv6 literal's brackets.
+    var host = authority
+    var port: Substring.UTF8View.SubSequence?
+    if let last = authority.lastIndex(of: UInt8(ascii: ":")),
+      authority.lastIndex(of: UInt8(ascii: "]")).map({ $0 < last }) ?? true
+    {
+      host = authority[..<last]
+      port = authority[authority.index(after: last)...]
+    }
+    let number =
+      port.flatMap { $0.isEmpty ? nil : Int(String($0)!) } ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
+    return "\(scheme)://\(String(host)!.lowercased()):\(number)"
+  }
+
+  /// The latest nonce of `url`'s origin, or `nil` when it never gave one.
+  public func nonce(for url: URL) -> String? {
+    loadIfNeeded()
+    let origin = Self.origin(of: url)
+    return state.get().nonces[origin]
+  }
+
+  /// Learns the `DPoP-Nonce` of a response from `url`, if it has one.
+  ///
+  /// - Returns: whether the response carried a usable nonce.
+  @discardableResult
+  public func record(_ response: HTTPResponse, from url: URL) -> Bool {
+    // Every answer is looked at: names of another length are passed over without a case-insensitive
+    // comparison, which Foundation makes slowly.
+    let name = "dpop-nonce"
+    guard
+      let nonce = response.headers.fields.first(where: {
+        $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name
+      })?.value
+    else { return false }
+    return setNonce(nonce, for: url)
+  }
+
+  /// Sets the nonce of `url`'s origin, and saves the cache when it changed.
+  ///
+  /// - Returns: whether `nonce` is a valid nonce (RFC 9449 §8.1: visible ASCII but `"` and `\`).
+  @discardableResult
+  public func setNonce(_ nonce: String, for url: URL) -> Bool {
+    guard Self.isValid(nonce) else {
+      logger.log(.notice, category: "dpop", "ignored a malformed DPoP-Nonce header")
+      return false
+    }
+    loadIfNeeded()
+    let origin = Self.origin(of: url)
+    let changed = state.update { state -> Bool in
+      guard state.nonces[origin] != nonce else { return false }
+      state.nonces[origin] = nonce
+      return true
+    }
+    if changed { save(origin: origin, nonce: nonce) }
+    return true
+  }
+
+  static func isValid(_ nonce: String) -> Bool {
+    !nonce.isEmpty && nonce.utf8.count <= maximumLength
+      && nonce.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E && $0 != 0x22 && $0 != 0x5C }
+  }
+
+  // MARK: - Storage
+
+  private func loadIfNeeded() {
+    guard let storage, !state.get().loaded else { return }
+    let stored = read(storage)
+    state.update { state in
+      guard !state.loaded else { return }
+      // Nonces learnt while reading win over the stored ones.
+      state.nonces = stored.merging(state.nonces) { _, learnt in learnt }
+      state.loaded = true
+    }
+  }
+
+  private func read(_ storage: any TokenStorageAdapter) -> [String: String] {
+    do {
+      guard let text = try storage.load(key: storageKey) else { return [:] }
+      guard let members = try? JSONValue(parsing: Array(text.utf8)).objectValue else {
+        logger.log(.notice, category: "dpop", "ignored an unreadable DPoP nonce cache")
+        return [:]
+      }
+      return members.compactMapValues { $0.stringValue.flatMap { Self.isValid($0) ? $0 : nil } }
+    } catch {
+      logger.log(.notice, category: "dpop", "could not read the DPoP nonce cache: \(Self.code(of: error))")
+      return [:]
+    }
+  }
+
+  /// Saves the cache with `origin`'s new nonce, keeping the other origins another process may have
+  /// saved meanwhile. A failure is logged: a lost nonce costs one retry, never a session.
+  private func save(origin: String, nonce: String) {
+    guard let storage else { return }
+    var merged = read(storage)
+    merged[origin] = nonce
+    do {
+      let object = JSONValue.object(merged.mapValues(JSONValue.string))
+      try storage.save(key: storageKey, value: object.serialized(sortedKeys: true))
+    } catch {
+      logger.log(.notice, category: "dpop", "could not save the DPoP nonce cache: \(Self.code(of: error))")
+    }
+  }
+
+  private static func code(of error: any Error) -> String {
+    (error as? XidError)?.code.rawValue ?? String(describing: type(of: error))
+  }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// DPoP proofs (RFC 9449 §4): the JWT a client sends in the `DPoP` header of each request, signed
+/// with the session's key, that proves it holds the key its tokens are bound to.
+///
+/// Xid makes them itself for every request it sends. Use ``make(key:method:url:accessToken:nonce:issuedAt:)``
+/// directly only to test a server; for requests an app sends with its own networking, ask
+/// `Xid.authorizationHeaders(method:url:)` for both headers.
+///
+/// A proof has:
+/// - the header `typ: "dpop+jwt"`, `alg: "ES256"` and `jwk`, the public key only (`kty`, `crv`, `x`,
+///   `y`);
+/// - the claims `jti` (128 random bits from the platform's CSPRNG, base64url), `htm` (the method), `htu` (the URL without query
+///   and fragment, otherwise exactly as sent, since servers compare bytes), `iat` (whole seconds,
+///   rounded down so it is never ahead of the clock), `ath` (the base64url SHA-256 of the access
+///   token, toward resource servers) and `nonce` (when the server gave one).
+public enum DPoPProof {
+  /// The `typ` of a proof's header.
+  public static let type = "dpop+jwt"
+
+  /// Makes a proof for one request.
+  ///
+  /// - Parameters:
+  ///   - key: the key the tokens are bound to.
+  ///   - method: the request's method (`htm`), for example `"GET"`.
+  ///   - url: the request's URL; its query and fragment are left out of `htu`.
+  ///   - accessToken: the access token the request carries, for a resource server (`ath`); `nil` at the
+  ///     token endpoint.
+  ///   - nonce: the server's latest `DPoP-Nonce`, when it gave one.
+  ///   - issuedAt: the time of `iat`, rounded down to the second.
+  /// - Throws: ``XidError`` with ``XidError/Code/cryptoFailure`` when no random bytes or signature can
+  ///   be made.
+  public static func make(
+    key: any DPoPKey, method: String, url: URL, accessToken: String? = nil, nonce: String? = nil,
+    issuedAt: Date = Date()
+  ) throws -> String {
+    try make(
+      encodedHeader: cachedHeader(for: key), sign: key.sign, method: method, url: url,
+      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce, issuedAt: issuedAt)
+  }
+
+  /// The header of the last key ``make(key:method:url:accessToken:nonce:issuedAt:)`` was called with:
+  /// apps have one key at a time.
+  private static let lastHeader = LockedValue<(thumbprint: String, header: String)?>(nil)
+
+  private static func cachedHeader(for key: any DPoPKey) -> String {
+    let thumbprint = key.thumbprint
+    if let last = lastHeader.get(), last.thumbprint == thumbprint { return last.header }
+    let header = encodedHeader(for: key.publicJWK)
+    lastHeader.set((thumbprint, header))
+    return header
+  }
+
+  /// The `htu` of a request to `url`: the URL as sent, without its query and fragment.
+  public static func targetURI(of url: URL) -> String {
+    let text = url.absoluteString
+    guard let end = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+      return text
+    }
+    return String(text.utf8[..<end])!
+  }
+
+  /// The `ath` for `accessToken`: the base64url SHA-256 of its ASCII bytes.
+  public static func accessTokenHash(_ accessToken: String) -> String {
+    Base64URL.encode(XidCrypto.sha256(accessToken.utf8))
+  }
+
+  // MARK: - Assembly
+
+  /// The public members of a P-256 JWK, and nothing else: `kty`, `crv`, `x` and `y`.
+  ///
+  /// - Throws: ``XidError`` with ``XidError/Code/unsupportedKey`` for a key that is not P-256.
+  static func publicJWK(of jwk: JWK) throws -> JWK {
+    guard jwk.keyType == .ec, jwk.members["crv"]?.stringValue == "P-256" else {
+      throw XidError(.unsupportedKey, "a DPoP key must be an EC P-256 key (ES256)")
+    }
+    var members: [String: JSONValue] = [:]
+    for name in ["kty", "crv", "x", "y"] { members[name] = jwk.members[name] }
+    return try JWK(json: .object(members))
+  }
+
+  /// The base64url of a proof's header for the key `jwk`: the same for every proof of a key, so
+  /// callers that send many proofs compute it once. Members in lexicographic order, no whitespace.
+  static func encodedHeader(for jwk: JWK) -> String {
+    var json = #"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"#
+    appendJSONString(jwk.members["x"]?.stringValue ?? "", to: &json)
+    json += #","y":"#
+    appendJSONString(jwk.members["y"]?.stringValue ?? "", to: &json)
+    json += #"},"typ":"dpop+jwt"}"#
+    return Base64URL.encode(json.utf8)
+  }
+
+  /// A proof with a header already encoded (see ``encodedHeader(for:)``) and, toward a resource, the
+  /// access token's hash already computed.
+  ///
+  /// The claims' JSON is written directly, since a proof is made for every request.
+  static func make(
+    encodedHeader: String, sign: ([UInt8]) throws -> [UInt8], method: String, url: URL, accessTokenHash: String?,
+    nonce: String?, issuedAt: Date
+  ) throws -> String {
+    var claims = #"{"jti":""# + (try DPoPJTI.next()) + #"","htm":"#
+    claims.reserveCapacity(256)
+    appendJSONString(method, to: &claims)
+    claims += #","htu":"#
+    appendJSONString(targetURI(of: url), to: &claims)
+    claims += #","iat":"# + String(Int64(issuedAt.timeIntervalSince1970.rounded(.down)))
+    if let accessTokenHash { claims += #","ath":""# + accessTokenHash + "\"" }
+    if let nonce {
+      claims += #","nonce":"#
+      appendJSONString(nonce, to: &claims)
+    }
+    claims += "}"
+    // The JWS is assembled in one buffer: header, claims, then the signature of what precedes it.
+    var jws = [UInt8]()
+    jws.reserveCapacity(encodedHeader.utf8.count + claims.utf8.count * 4 / 3 + 92)
+    jws.append(contentsOf: encodedHeader.utf8)
+    jws.append(UInt8(ascii: "."))
+    claims.withUTF8 { Base64URL.append($0, to: &jws) }
+    let signature = try sign(jws)
+    jws.append(UInt8(ascii: "."))
+    signature.withUnsafeBufferPointer { Base64URL.append($0, to: &jws) }
+    return String(decoding: jws, as: UTF8.self)
+  }
+
+  /// Appends `text` as a JSON string: as it is between quotes when it has nothing to escape (the
+  /// usual case: base64url, methods, URLs), through ``JSONValue`` otherwise.
+  private static func appendJSONString(_ text: String, to json: inout String) {
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F }) {
+      json += "\"" + text + "\""
+    } else {
+      json += JSONValue.string(text).serialized()
+    }
+  }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+// DPoP (RFC 9449) in the session: the sign-in's key, the binding rules, authorized requests and the
+// headers of requests an app sends with its own networking.
+extension SessionEngine {
+  // MARK: - Public API
+
+  /// The headers that authorize a request the app sends with its own networking: `Authorization`
+  /// with the access token (refreshed first when needed), and for a DPoP-bound session a `DPoP` proof
+  /// for exactly `method` and `url` (with `ath` and the server's latest nonce). Make them right before
+  /// sending: a proof is valid for a short time and, at most servers, once.
+  ///
+  /// Pass the response to ``recordResponse(_:for:)`` so that the server's nonces are learnt.
+  ///
+  /// - Parameters:
+  ///   - method: the request's method, for example `"GET"`.
+  ///   - url: the request's URL, exactly as it will be sent.
+  ///   - forceRefresh: refresh the access token first (after a 401 `invalid_token`).
+  /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback, token
+  ///   errors (see ``accessToken(forceRefresh:)``) and ``XidError/Code/dpopKeyUnavailable``.
+  public nonisolated func authorizationHeaders(method: String, url: URL, forceRefresh: Bool = false) async throws
+    -> HTTPHeaders
+  {
+    try url.requireSecure(for: "authorized request URL")
+    let record = try await usableRecord(forceRefresh: forceRefresh)
+    guard let key = try Self.dpopKey(for: record, in: dpopKeys, configuration) else {
+      return ["Authorization": "Bearer " + record.accessToken]
+    }
+    let proof = try key.proof(
+      method: method, url: url, accessToken: record.accessToken, nonce: dpopNonces.nonce(for: url),
+      now: configuration.clock.now)
+    return ["Authorization": "DPoP " + record.accessToken, "DPoP": proof]
+  }
+
+  /// Learns from a response to a request the app sent with ``authorizationHeaders(method:url:forceRefresh:)``:
+  /// its `DPoP-Nonce`, kept for the next proofs to its origin (and for the app's extensions).
+  ///
+  /// - Returns: `true` when the server asks for a proof with its new nonce (`use_dpop_nonce`): make
+  ///   new headers and send the request once more.
+  @discardableResult
+  public nonisolated func recordResponse(_ response: HTTPResponse, for url: URL) -> Bool {
+    dpopNonces.record(response, from: url) && response.asksForDPoPNonce
+  }
+
+  // MARK: - Sign-in and records
+
+  /// A new key for a sign-in when DPoP is on, stored before the authorization request names it.
+  func makeSignInKey() throws -> PreparedDPoPKey? {
+    guard configuration.usesDPoP else { return nil }
+    return try dpopKeys.makeKey()
+  }
+
+  /// Stores a sign-in's record; the key of a session it replaces is deleted.
+  func store(_ record: TokenRecord) async throws {
+    let previous = (try? await account.record()) ?? nil
+    try await account.store(record)
+    if let old = previous?.dpopKeyThumbprint, old != record.dpopKeyThumbprint {
+      dpopKeys.delete(thumbprint: old)
+    }
+  }
+
+  /// How `record`'s tokens are bound, for ``XidSession/dpopBinding``.
+  func binding(of record: TokenRecord) -> DPoPBinding? {
+    record.dpopKeyThumbprint.map { dpopKeys.binding(thumbprint: $0) }
+  }
+
+  /// The key `record`'s tokens are bound to, or `nil` for Bearer tokens.
+  ///
+  /// - Throws: ``XidError/Code/dpopKeyUnavailable`` when the key is missing or another one, and for a
+  ///   Bearer session while ``XidConfiguration/usesDPoP`` is on: its tokens are never sent as Bearer
+  ///   tokens in silence.
+  static func dpopKey(for record: TokenRecord, in keys: DPoPKeyStore, _ configuration: XidConfiguration) throws
+    -> PreparedDPoPKey?
+  {
+    guard let thumbprint = record.dpopKeyThumbprint else {
+      try requireBindingIfDPoP(record, configuration)
+      return nil
+    }
+    return try keys.key(thumbprint: thumbprint)
+  }
+
+  private static func requireBindingIfDPoP(_ record: TokenRecord, _ configuration: XidConfiguration) throws {
+    guard configuration.usesDPoP, record.dpopKeyThumbprint == nil else { return }
+    throw XidError(
+      .dpopKeyUnavailable,
+      "the session was signed in without DPoP, which the configuration now requires (usesDPoP); its tokens are not sent as Bearer tokens. Sign the user in again"
+    )
+  }
+
+  // MARK: - Authorized requests
+
+  /// A record with a usable access token: the one in memory when it is, else a refreshed one; none
+  /// while the session lock is closed (``XidError/Code/sessionLocked``).
+  #if compiler(>=6.2)
+    nonisolated(nonsending) func usableRecord(forceRefresh: Bool) async throws -> TokenRecord {
+      try await usableRecordBody(forceRefresh: forceRefresh)
+    }
+  #else
+    nonisolated func usableRecord(forceRefresh: Bool) async throws -> TokenRecord {
+      try await usableRecordBody(forceRefresh: forceRefresh)
+    }
+  #endif
+
+  #if compiler(>=6.2)
+    private nonisolated(nonsending) func usableRecordBody(forceRefresh: Bool) async throws -> TokenRecord {
+      if !forceRefresh, presence.lockIsOpen, let record = account.cached.get(),
+        record.hasUsableAccessToken(at: configuration.clock.now, leeway: account.expiryLeeway)
+      {
+        try Self.requireBindingIfDPoP(record, configuration)
+        return record
+      }
+      try await requireOpenLock(for: "an access token")
+      let record = try await account.validRecord(force: forceRefresh)
+      try Self.requireBindingIfDPoP(record, configuration)
+      return record
+    }
+  #else
+    private nonisolated func usableRecordBody(forceRefresh: Bool) async throws -> TokenRecord {
+      if !forceRefresh, presence.lockIsOpen, let record = account.cached.get(),
+        record.hasUsableAccessToken(at: configuration.clock.now, leeway: account.expiryLeeway)
+      {
+        try Self.requireBindingIfDPoP(record, configuration)
+        return record
+      }
+      try await requireOpenLock(for: "an access token")
+      let record = try await account.validRecord(force: forceRefresh)
+      try Self.requireBindingIfDPoP(record, configuration)
+      return record
+    }
+  #endif
+
+  /// Sends `request` with the session's token: at most three times, the first try, one retry with a
+  /// server's new DPoP nonce and one retry after a refresh.
+  nonisolated func sendAuthorized(_ request: HTTPRequest) async throws -> HTTPResponse {
+    var record = try await usableRecord(forceRefresh: false)
+    var sends = 0
+    var retriedWithNonce = false
+    var refreshed = false
+    while true {
+      let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
+      let authorized: HTTPRequest
+      if let key {
+        let proof = try key.proof(
+          method: request.method, url: request.url, accessToken: record.accessToken,
+          nonce: dpopNonces.nonce(for: request.url), now: configuration.clock.now)
+        authorized = request.authorized(with: record.accessToken, dpopProof: proof)
+      } else {
+        authorized = request.authorized(with: record.accessToken)
+      }
+      let response = try await transport.send(authorized)
+      sends += 1
+      let learnt = key != nil && dpopNonces.record(response, from: request.url)
+      guard response.status == 401, sends < 3 else { return response }
+      if learnt, !retriedWithNonce, response.asksForDPoPNonce {
+        retriedWithNonce = true
+        configuration.logger.log(.info, category: "request", "the server asked for a DPoP nonce; sending once more")
+        continue
+      }
+      let asksForToken = key != nil ? response.asksForNewDPoPToken : response.invalidTokenChallenge
+      guard asksForToken, !refreshed else { return response }
+      refreshed = true
+      configuration.logger.log(.info, category: "request", "the server refused the access token; refreshing once")
+      record = try await usableRecord(forceRefresh: true)
+    }
+  }
+}

@@ -1,0 +1,40 @@
+extension XidConfiguration {
+  /// Checks scopes about to be requested: `offline_access` is accepted exactly when ``usesDPoP`` is
+  /// on, since a long-lived session is only safe when a stolen token is useless without this device's
+  /// key. Each element is split at whitespace, so `"openid offline_access"` is checked too.
+  ///
+  /// Xid calls it on the configuration's scopes and on the final scope of every request it makes.
+  ///
+  /// - Throws: ``XidError/Code/invalidConfiguration`` for `offline_access` without DPoP.
+  public func checkScopes(_ scopes: [String]) throws {
+    guard !usesDPoP else { return }
+    let requested = scopes.flatMap { $0.split(whereSeparator: \.isWhitespace) }
+    if requested.contains("offline_access") {
+      throw XidError(
+        .invalidConfiguration,
+        "the scope offline_access needs DPoP-bound tokens: turn on XidConfiguration.usesDPoP (and make sure your API servers accept Authorization: DPoP), or remove offline_access; a refresh token the provider issues anyway is used"
+      )
+    }
+  }
+}
+
+extension ProviderMetadata {
+  /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1), or `nil` when the provider does not say.
+  public var dpopSigningAlgValuesSupported: [String]? {
+    document["dpop_signing_alg_values_supported"]?.arrayValue?.compactMap(\.stringValue)
+  }
+
+  /// Checks that the provider accepts the proofs Xid makes (ES256), when it lists the algorithms it
+  /// accepts.
+  ///
+  /// - Throws: ``XidError/Code/unsupportedByProvider`` when `dpop_signing_alg_values_supported` lacks
+  ///   ES256.
+  func requireDPoPES256() throws {
+    guard let algorithms = dpopSigningAlgValuesSupported, !algorithms.contains("ES256") else { return }
+    let listed = algorithms.prefix(8).map { SafeText.short($0, limit: 16) }.joined(separator: ", ")
+    throw XidError(
+      .unsupportedByProvider,
+      "the provider's dpop_signing_alg_values_supported (\(listed.isEmpty ? "empty" : listed)) lacks ES256, the algorithm Xid signs DPoP proofs with; allow ES256 for DPoP at the provider, or turn usesDPoP off"
+    )
+  }
+}
