@@ -5,7 +5,7 @@ usage: check.py [--browser]
 
 Discovery and JWKS; code + PKCE for both clients through glewlwyd's login API (POST /api/auth/, then the
 authorization URL with &g_continue); token exchange; one refresh (rotation: the old refresh token is then
-refused); the device grant. --browser adds a sign-in and an end_session sign-out on the real login page
+refused); the device grant; the DPoP instance (its discovery, its client refused without a proof). --browser adds a sign-in and an end_session sign-out on the real login page
 in headless Chromium (browser-login.py, after setup-browser.sh), with a loopback listener on the fixed port.
 Reads $XID_IDP_DATA_DIR/env.json (default /dev/shm/xid-glewlwyd). Python standard library only.
 Prints PASS/FAIL lines and "N passed, N failed"; exit status 1 if anything failed.
@@ -64,7 +64,7 @@ def jwt_part(token, i):
     return json.loads(base64.urlsafe_b64decode(seg + "=" * (-len(seg) % 4)))
 
 
-def auth_request(client_id, redirect_uri):
+def auth_request(client_id, redirect_uri, discovery=None):
     """A fresh authorization request: (URL, state, nonce, code_verifier). glewlwyd wants a nonce with openid."""
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
@@ -72,7 +72,7 @@ def auth_request(client_id, redirect_uri):
     query = urllib.parse.urlencode({
         "response_type": "code", "client_id": client_id, "redirect_uri": redirect_uri, "scope": SCOPE,
         "state": state, "nonce": nonce, "code_challenge": challenge, "code_challenge_method": "S256"})
-    return f"{DISC['authorization_endpoint']}?{query}", state, nonce, verifier
+    return f"{(discovery or DISC)['authorization_endpoint']}?{query}", state, nonce, verifier
 
 
 def exchange(client_id, redirect_uri, params, state, nonce, verifier, alg):
@@ -154,6 +154,23 @@ time.sleep(max(0.0, dev.get("interval", 5) - (time.monotonic() - polled)))  # po
 status, _, body = request("POST", DISC["token_endpoint"], form=poll)
 check("device: poll after approval -> access and ID token",
       status == 200 and isinstance(body, dict) and body.get("access_token") and body.get("id_token"),
+      f"HTTP {status} {body!r}")
+
+# --- the DPoP instance: set up as Xid's DPoP tests need (proofs themselves need ES256, not in the stdlib) -----
+status, _, dpop_disc = request("GET", ENV["XID_IDP_DPOP_ISSUER"] + "/.well-known/openid-configuration")
+dpop_disc = dpop_disc if isinstance(dpop_disc, dict) else {}
+check("dpop: oidc-dpop's discovery lists ES256 in dpop_signing_alg_values_supported",
+      status == 200 and dpop_disc.get("issuer") == ENV["XID_IDP_DPOP_ISSUER"]
+      and "ES256" in dpop_disc.get("dpop_signing_alg_values_supported", []), f"HTTP {status}")
+dpop_client = ENV["XID_IDP_CLIENT_ID_DPOP"]
+url, state, nonce, verifier = auth_request(dpop_client, ENV["XID_IDP_REDIRECT_URI"], dpop_disc or DISC)
+status, headers, _ = request("GET", url + "&g_continue", cookie=cookie)
+code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers.get("location", "")).query)).get("code", "")
+status, _, body = request("POST", (dpop_disc or DISC)["token_endpoint"], form={
+    "grant_type": "authorization_code", "code": code, "redirect_uri": ENV["XID_IDP_REDIRECT_URI"],
+    "client_id": dpop_client, "code_verifier": verifier})
+check(f"dpop: {dpop_client}'s code exchange without a DPoP proof -> 403 invalid_dpop_proof",
+      code and status == 403 and isinstance(body, dict) and body.get("error") == "invalid_dpop_proof",
       f"HTTP {status} {body!r}")
 
 # --- real browser: login.html in headless Chromium, loopback listener on the fixed port ------------------

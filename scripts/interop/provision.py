@@ -2,14 +2,20 @@
 """Provision the glewlwyd started by start.sh through its admin REST API (Python standard library only).
 
 Idempotent (every object is created or replaced): the OIDC plugin "oidc" with the ES256 + RS256 signing
-keys, the public clients xid-es256 and xid-rs256, the user alice with consent granted to both, then the
-env files the tests read. Env: XID_IDP_BASE, XID_IDP_DATA_DIR, XID_IDP_EXTRA_REDIRECT_URIS,
+keys, the public clients xid-es256, xid-rs256 and xid-dpop, the user alice with consent granted to all
+three, then the env files the tests read. Env: XID_IDP_BASE, XID_IDP_DATA_DIR, XID_IDP_EXTRA_REDIRECT_URIS,
 XID_IDP_EXTRA_POST_LOGOUT_URIS, XID_IDP_SHORT_ACCESS_TOKEN_DURATION.
 
 A second instance of the plugin, "oidc-short" (issuer $BASE/api/oidc-short), is the same provider with
 access tokens that live only XID_IDP_SHORT_ACCESS_TOKEN_DURATION seconds (default 5), for tests that need
 many expiries in a short run. glewlwyd sets the duration per plugin instance, not per client; both
 instances serve the same clients, user and consent.
+
+A third instance, "oidc-dpop" (issuer $BASE/api/oidc-dpop), demands server-provided DPoP nonces (RFC 9449
+section 8): glewlwyd switches nonces on per plugin instance. Its client xid-dpop must send a DPoP proof with
+every token request (client property dpop_bound_access_tokens), so its access and refresh tokens are always
+bound to the proof's key. glewlwyd keeps one nonce per client and rotates it after DPOP_NONCE_COUNTER
+successful DPoP requests of that client; its DPoP-protected resource is /userinfo.
 """
 import base64
 import http.cookiejar
@@ -26,6 +32,8 @@ DATA = os.environ["XID_IDP_DATA_DIR"]
 ISSUER = BASE + "/api/oidc"
 SHORT_ISSUER = BASE + "/api/oidc-short"
 SHORT_DURATION = int(os.environ.get("XID_IDP_SHORT_ACCESS_TOKEN_DURATION") or 5)
+DPOP_ISSUER = BASE + "/api/oidc-dpop"
+DPOP_NONCE_COUNTER = 10  # successful DPoP requests of a client before glewlwyd hands out a new nonce
 ADMIN = ("admin", "password")  # created by glewlwyd's schema script
 USER = ("alice", "alice-password-1")
 SCOPES = ["openid", "profile", "email", "offline_access"]
@@ -111,13 +119,14 @@ class Session:
 
 admin = Session(*ADMIN)
 
-# The database client backend silently drops client properties missing from its data-format. Add the two the
+# The database client backend silently drops client properties missing from its data-format. Add the ones the
 # OIDC plugin reads here; end_session reads post_logout_redirect_uris (plural, an array). A reset applies it.
 _, mod = admin.call("GET", "/mod/client/database")
 fmt = mod["parameters"]["data-format"]
-if "sign_kid" not in fmt or "post_logout_redirect_uris" not in fmt:
-    fmt["sign_kid"] = {"multiple": False, "read": True, "write": True}
-    fmt["post_logout_redirect_uris"] = {"multiple": True, "read": True, "write": True}
+client_properties = {"sign_kid": False, "dpop_bound_access_tokens": False, "post_logout_redirect_uris": True}
+if any(name not in fmt for name in client_properties):
+    for name, multiple in client_properties.items():
+        fmt[name] = {"multiple": multiple, "read": True, "write": True}
     admin.call("PUT", "/mod/client/database", {k: mod[k] for k in ("module", "name", "display_name", "order_rank",
                                                                    "readonly", "parameters")})
     admin.call("PUT", "/mod/client/database/reset")
@@ -130,7 +139,7 @@ for scope in SCOPES[1:]:  # openid exists already
 admin.put_or_post("/user", USER[0], {"username": USER[0], "password": USER[1], "name": "Alice Example",
                                      "email": "alice@example.com", "enabled": True, "scope": ["g_profile"] + SCOPES})
 
-def oidc_plugin(name, issuer, access_token_duration):
+def oidc_plugin(name, issuer, access_token_duration, dpop_nonces=False):
     return {"module": "oidc", "name": name, "display_name": "OpenID Connect", "enabled": True, "parameters": {
     "iss": issuer, "oauth-as-iss-id": True,  # iss in authorization responses (RFC 9207)
     "jwks-private": json.dumps(JWKS), "default-kid": "es256-1", "client-sign_kid-parameter": "sign_kid",
@@ -150,17 +159,26 @@ def oidc_plugin(name, issuer, access_token_duration):
     "front-channel-logout-allowed": True,
     "session-cookie-name": "GLEWLWYD2_OIDC_SID", "session-cookie-expiration": 2419200,
     "oauth-dpop-allowed": True, "oauth-dpop-iat-duration": 60,  # DPoP and PAR allowed, not required
+    "oauth-dpop-iat-gap-duration": 0,         # a proof whose iat is ahead of the server's clock is refused
+    # a client whose property dpop_bound_access_tokens is "true" must send a proof with every token request
+    "oauth-dpop-dpop_bound_access_tokens-property": "dpop_bound_access_tokens",
+    "oauth-dpop-nonce-mandatory": dpop_nonces, "oauth-dpop-nonce-counter": DPOP_NONCE_COUNTER,
     "oauth-par-allowed": True, "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:",
     "name-claim": "on-demand", "name-claim-scope": ["profile"],
     "email-claim": "on-demand", "email-claim-scope": ["email"],
     }}
 
 
-for name, issuer, duration in (("oidc", ISSUER, 3600), ("oidc-short", SHORT_ISSUER, SHORT_DURATION)):
-    if admin.put_or_post("/mod/plugin", name, oidc_plugin(name, issuer, duration)):
+for name, issuer, duration, nonces in (("oidc", ISSUER, 3600, False), ("oidc-short", SHORT_ISSUER, SHORT_DURATION, False),
+                                      ("oidc-dpop", DPOP_ISSUER, 3600, True)):
+    if admin.put_or_post("/mod/plugin", name, oidc_plugin(name, issuer, duration, nonces)):
         admin.call("PUT", f"/mod/plugin/{name}/reset")
 
-clients = {"xid-es256": {}, "xid-rs256": {"sign_kid": "rs256-1"}}  # sign_kid picks the RS256 key for that client
+clients = {
+    "xid-es256": {},
+    "xid-rs256": {"sign_kid": "rs256-1"},  # sign_kid picks the RS256 key for that client
+    "xid-dpop": {"dpop_bound_access_tokens": "true"},  # a string: glewlwyd reads "true", not a JSON boolean
+}
 for client_id, extra in clients.items():
     admin.put_or_post("/client", client_id, {
         "client_id": client_id, "name": client_id, "enabled": True, "confidential": False,
@@ -181,6 +199,8 @@ env = {
     "XID_IDP_REDIRECT_URI": REDIRECT_URIS[1], "XID_IDP_BROWSER_REDIRECT_URI": REDIRECT_URIS[0],
     "XID_IDP_POST_LOGOUT_REDIRECT_URI": POST_LOGOUT_URIS[0],
     "XID_IDP_SHORT_ISSUER": SHORT_ISSUER, "XID_IDP_SHORT_ACCESS_TOKEN_DURATION": str(SHORT_DURATION),
+    "XID_IDP_DPOP_ISSUER": DPOP_ISSUER, "XID_IDP_CLIENT_ID_DPOP": "xid-dpop",
+    "XID_IDP_DPOP_NONCE_COUNTER": str(DPOP_NONCE_COUNTER),
     "XID_IDP_ADMIN_USERNAME": ADMIN[0], "XID_IDP_ADMIN_PASSWORD": ADMIN[1], "XID_IDP_DATA_DIR": DATA,
 }
 with open(f"{DATA}/env", "w") as f:

@@ -11,6 +11,12 @@ struct InteropEnvironment: Sendable {
   /// The same provider with access tokens that live ``shortAccessTokenDuration`` seconds.
   let shortIssuer: URL
   let shortAccessTokenDuration: TimeInterval
+  /// The same provider with server-provided DPoP nonces (glewlwyd switches them on per plugin instance).
+  let dpopIssuer: URL
+  /// The client that must send a DPoP proof with every token request.
+  let clientDPoP: String
+  /// Successful DPoP requests of a client after which glewlwyd hands out a new nonce.
+  let dpopNonceCounter: Int
   let baseURL: URL
   let clientES256: String
   let clientRS256: String
@@ -68,6 +74,12 @@ struct InteropEnvironment: Sendable {
       throw InteropFailure("XID_IDP_SHORT_ACCESS_TOKEN_DURATION must be a number of seconds, at least 3")
     }
     shortAccessTokenDuration = duration
+    dpopIssuer = try url("XID_IDP_DPOP_ISSUER")
+    clientDPoP = try string("XID_IDP_CLIENT_ID_DPOP")
+    guard let counter = Int(try string("XID_IDP_DPOP_NONCE_COUNTER")), counter > 0 else {
+      throw InteropFailure("XID_IDP_DPOP_NONCE_COUNTER must be a positive number of requests")
+    }
+    dpopNonceCounter = counter
     baseURL = try url("XID_IDP_BASE_URL")
     clientES256 = try string("XID_IDP_CLIENT_ID_ES256")
     clientRS256 = try string("XID_IDP_CLIENT_ID_RS256")
