@@ -4,6 +4,9 @@ import Xid
 
 /// One test's Xid against glewlwyd: public API only, a real `URLSession` transport, and a
 /// ``FileTokenStorage`` in a temporary directory that is removed with the fixture.
+///
+/// `dpop: true` gives a DPoP-bound Xid (``XidConfiguration/usesDPoP``, with `offline_access`) of the
+/// client that must prove a key, at the plugin instance that demands server nonces.
 struct InteropFixture {
   let environment: InteropEnvironment
   let glewlwyd: Glewlwyd
@@ -12,28 +15,34 @@ struct InteropFixture {
   let directory: TemporaryDirectory
   let storage: FileTokenStorage
   let logger = RecordingLogger()
+  /// Every request Xid sent and what came back (statuses, DPoP nonces and challenges; never a token).
+  let exchanges: RecordingTransport
   let user: GlewlwydUser
   let configuration: XidConfiguration
   let xid: Xid
 
   init(
     clientId: String? = nil, issuer: URL? = nil, redirectUri: URL? = nil, expiryLeeway: Duration = .seconds(60),
-    userAgent: (any AuthorizationUserAgent)? = nil
+    userAgent: (any AuthorizationUserAgent)? = nil, dpop: Bool = false
   ) throws {
     let environment = try InteropEnvironment.require()
     self.environment = environment
     glewlwyd = Glewlwyd(environment)
-    self.clientId = clientId ?? environment.clientES256
-    self.issuer = issuer ?? environment.issuer
+    self.clientId = clientId ?? (dpop ? environment.clientDPoP : environment.clientES256)
+    self.issuer = issuer ?? (dpop ? environment.dpopIssuer : environment.issuer)
     directory = try TemporaryDirectory()
     storage = try FileTokenStorage(directory: directory.url.appendingPathComponent("state", isDirectory: true))
     user = GlewlwydUser(glewlwyd)
-    configuration = XidConfiguration(
+    exchanges = RecordingTransport(URLSessionTransport())
+    var configuration = XidConfiguration(
       issuer: self.issuer, clientId: self.clientId, redirectUri: redirectUri ?? environment.redirectUri,
+      scopes: ["openid", "profile", "email"] + (dpop ? ["offline_access"] : []),
       postLogoutRedirectUri: environment.postLogoutRedirectUri, expiryLeeway: expiryLeeway,
-      transport: URLSessionTransport(), logger: logger, userAgent: userAgent ?? user,
+      transport: exchanges, logger: logger, userAgent: userAgent ?? user,
       // glewlwyd answers a dead refresh token with an empty 400.
       providerQuirks: [.emptyBadRequestIsInvalidGrant])
+    configuration.usesDPoP = dpop
+    self.configuration = configuration
     xid = try Xid(configuration: configuration, storage: storage)
   }
 
