@@ -3,6 +3,10 @@ import Testing
 import Xid
 import XidTestSupport
 
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
 extension GlewlwydInterop {
   /// DPoP (RFC 9449) at glewlwyd's `oidc-dpop` instance, which demands server nonces, with the client
   /// that must prove a key in every token request. glewlwyd keeps one nonce per client (for every user
@@ -121,20 +125,30 @@ extension GlewlwydInterop {
       #expect(sent.map(\.status) == [401, 200], "\(sent)")
       #expect(sent.last?.proofNonce == sent.first?.dpopNonce)
 
-      // A request the app sends itself: the headers carry the stale nonce; recordResponse learns the
-      // new one and says to send once more, with new headers.
+      // A request the app sends itself with URLSession: the headers carry the stale nonce;
+      // recordResponse learns the new one from the HTTPURLResponse and says to send once more, with
+      // new headers.
       try await Self.anotherDeviceRotatesTheNonce()
-      let ownNetworking = fixture.glewlwyd.transport
-      var headers = try await fixture.xid.authorizationHeaders(method: "GET", url: userInfoEndpoint)
-      let refused = try await ownNetworking.send(HTTPRequest(url: userInfoEndpoint, headers: headers))
-      #expect(refused.status == 401)
-      #expect(fixture.xid.recordResponse(refused, for: userInfoEndpoint))
-      headers = try await fixture.xid.authorizationHeaders(method: "GET", url: userInfoEndpoint)
-      #expect(headers["DPoP"].flatMap(RecordingTransport.nonce(ofProof:)) == refused.headers["DPoP-Nonce"])
-      let accepted = try await ownNetworking.send(HTTPRequest(url: userInfoEndpoint, headers: headers))
-      #expect(accepted.status == 200)
-      #expect(!fixture.xid.recordResponse(accepted, for: userInfoEndpoint))
-      let subject = try JSONValue(parsing: Array(accepted.body)).objectValue?["sub"]?.stringValue
+      let urlSession = URLSession(configuration: .ephemeral)
+      defer { urlSession.finishTasksAndInvalidate() }
+      func sendOwnRequest() async throws -> (Data, HTTPURLResponse) {
+        var request = URLRequest(url: userInfoEndpoint)
+        for field in try await fixture.xid.authorizationHeaders(method: "GET", url: userInfoEndpoint) {
+          request.setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        let (data, response) = try await urlSession.data(for: request)
+        return (data, try #require(response as? HTTPURLResponse))
+      }
+      let (_, refused) = try await sendOwnRequest()
+      #expect(refused.statusCode == 401)
+      #expect(fixture.xid.recordResponse(refused))
+      let learnt = try #require(refused.value(forHTTPHeaderField: "DPoP-Nonce"))
+      let headers = try await fixture.xid.authorizationHeaders(method: "GET", url: userInfoEndpoint)
+      #expect(headers["DPoP"].flatMap(RecordingTransport.nonce(ofProof:)) == learnt)
+      let (body, accepted) = try await sendOwnRequest()
+      #expect(accepted.statusCode == 200)
+      #expect(!fixture.xid.recordResponse(accepted))
+      let subject = try JSONValue(parsing: Array(body)).objectValue?["sub"]?.stringValue
       #expect(subject == session.subject)
     }
 
