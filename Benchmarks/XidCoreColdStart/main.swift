@@ -14,6 +14,11 @@
 //
 // does the same, then writes to stdout, one per line, the shared libraries mapped into the process
 // (from /proc/self/maps on Linux; nothing elsewhere).
+//
+//   XidCoreColdStart --read-only FILE
+//
+// does none of XidCore's work: reads FILE and writes its length, like BareStart, from this binary. Its
+// difference to BareStart is what loading this binary and its libraries (libcrypto on Linux) costs.
 
 import Foundation
 import XidCore
@@ -42,10 +47,17 @@ func loadedLibraries() -> [String] {
 }
 
 var arguments = Array(ProcessInfo.processInfo.arguments.dropFirst())
+if arguments.count == 2 && arguments[0] == "--read-only" {
+  guard let data = FileManager.default.contents(atPath: arguments[1]) else {
+    fail("cannot read \(arguments[1])", status: 1)
+  }
+  print(data.count)
+  exit(0)
+}
 let listLibraries = arguments.first == "--loaded-libraries"
 if listLibraries { arguments.removeFirst() }
 guard arguments.count == 1, !arguments[0].hasPrefix("--") else {
-  fail("usage: XidCoreColdStart [--loaded-libraries] DIRECTORY", status: 2)
+  fail("usage: XidCoreColdStart [--loaded-libraries] DIRECTORY | XidCoreColdStart --read-only FILE", status: 2)
 }
 do {
   let configuration = XidConfiguration(
