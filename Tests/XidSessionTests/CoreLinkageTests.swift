@@ -4,25 +4,20 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-/// What a program that links `XidCore` alone loads: the read path of a stored token must not bring in
-/// FoundationNetworking and libcurl (they cost most of a command-line program's cold start).
+/// What a program that links `XidCore` alone loads and runs: the read path of a stored token must not
+/// bring in FoundationNetworking and libcurl (they cost most of a command-line program's cold start),
+/// nor start OpenSSL (its initialisation costs more than the rest of the read path).
 @Suite struct CoreLinkageTests {
   @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/maps"), "needs /proc/self/maps (Linux)"))
   func aProgramThatLinksXidCoreAloneReadsItsTokenWithoutLoadingANetworkingLibrary() async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xid-core-linkage-\(UUID())")
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let provider = try TestProvider()
-    let configuration = XidConfiguration(
-      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-      transport: provider.transport, clock: SystemClock(), userAgent: provider.userAgent)
-    let xid = try Xid(configuration: configuration, storage: try FileTokenStorage(directory: directory))
-    try await xid.signIn()
-    let token = try await xid.getAccessToken()
+    let stored = try await StoredToken()
+    defer { stored.remove() }
 
-    let run = try await runProcess(builtExecutable(named: "XidCoreColdStart"), ["--loaded-libraries", directory.path])
+    let run = try await runProcess(
+      builtExecutable(named: "XidCoreColdStart"), ["--loaded-libraries", stored.directory.path])
     #expect(run.status == 0, "XidCoreColdStart failed: \(run.standardError)")
     let lines = run.standardOutput.split(separator: "\n").map(String.init)
-    #expect(lines.first == String(token.utf8.count), "the core alone reads the stored token")
+    #expect(lines.first == String(stored.tokenLength), "the core alone reads the stored token")
     let libraries = lines.dropFirst().map { $0.split(separator: "/").last.map(String.init) ?? $0 }
     // The whole list: /proc/self/maps reports a size of 0, and a list read only in part can lack the
     // networking library as well as these two.
@@ -31,4 +26,51 @@ import XidTesting
     #expect(!libraries.contains { $0.contains("libFoundationNetworking") })
     #expect(!libraries.contains { $0.contains("libcurl") })
   }
+
+  #if canImport(Glibc)
+    /// glibc's loader binds a call into another library on its first use and, with
+    /// `LD_DEBUG=bindings`, reports each binding; the ones after "transferring control" are the
+    /// program's own calls. None to or from libcrypto means no OpenSSL function ran on the read path
+    /// (libcrypto is loaded, as XidJOSE links it, but stays idle: only its load-time constructor runs).
+    @Test func aProgramThatLinksXidCoreAloneReadsItsTokenWithoutCallingOpenSSL() async throws {
+      let stored = try await StoredToken()
+      defer { stored.remove() }
+      var environment = ProcessInfo.processInfo.environment
+      environment["LD_BIND_NOW"] = nil  // would bind every call at start-up, before control is transferred
+      environment["LD_DEBUG"] = "bindings,libs"
+
+      let run = try await runProcess(
+        builtExecutable(named: "XidCoreColdStart"), [stored.directory.path], environment: environment)
+      #expect(run.status == 0, "XidCoreColdStart failed")
+      #expect(run.standardOutput == "\(stored.tokenLength)\n", "the core alone reads the stored token")
+      let lines = run.standardError.split(separator: "\n")
+      let start = try #require(
+        lines.firstIndex { $0.contains("transferring control") }, "the loader honours LD_DEBUG")
+      let bindings = lines[start...].filter { $0.contains("binding file") }
+      #expect(bindings.contains { $0.contains("swift_task_create") }, "calls are bound on first use")
+      let intoLibcrypto = bindings.filter { $0.contains("libcrypto") }.compactMap {
+        $0.split(separator: "`").last?.split(separator: "'").first
+      }
+      #expect(intoLibcrypto.isEmpty, "OpenSSL functions called on the read path: \(intoLibcrypto)")
+    }
+  #endif
+}
+
+/// A sign-in against a TestProvider, its tokens stored in a FileTokenStorage directory of its own.
+private struct StoredToken {
+  let directory: URL
+  let tokenLength: Int
+
+  init() async throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent("xid-core-linkage-\(UUID())")
+    let provider = try TestProvider()
+    let configuration = XidConfiguration(
+      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
+      transport: provider.transport, clock: SystemClock(), userAgent: provider.userAgent)
+    let xid = try Xid(configuration: configuration, storage: try FileTokenStorage(directory: directory))
+    try await xid.signIn()
+    tokenLength = try await xid.getAccessToken().utf8.count
+  }
+
+  func remove() { try? FileManager.default.removeItem(at: directory) }
 }

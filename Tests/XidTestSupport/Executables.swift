@@ -28,7 +28,12 @@ public func builtExecutable(named name: String) -> URL {
 
   /// Runs `executable` with `arguments` and no standard input, and waits for it to exit without
   /// blocking a thread. Its output goes through temporary files, so a large output cannot stall it.
-  public func runProcess(_ executable: URL, _ arguments: [String]) async throws -> ProcessRun {
+  ///
+  /// - Parameter environment: the process's whole environment; `nil` (the default) passes on this
+  ///   process's.
+  public func runProcess(
+    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil
+  ) async throws -> ProcessRun {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xid-run-\(UUID())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
@@ -45,6 +50,7 @@ public func builtExecutable(named name: String) -> URL {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if let environment { process.environment = environment }
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = out
     process.standardError = err
