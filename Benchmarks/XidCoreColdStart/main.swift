@@ -18,7 +18,8 @@
 //   XidCoreColdStart --read-only FILE
 //
 // does none of XidCore's work: reads FILE and writes its length, like BareStart, from this binary. Its
-// difference to BareStart is what loading this binary and its libraries (libcrypto on Linux) costs.
+// difference to BareStart is what loading this binary and its libraries costs (libcrypto is not among
+// them: XidJOSE opens it on the first cryptographic operation).
 
 import Foundation
 import XidCore
