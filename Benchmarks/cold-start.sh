@@ -43,7 +43,9 @@
 #    Consecutive differences split XidColdStart's cost above BareStart into: loading
 #    FoundationNetworking (and libcurl), loading the rest of Xid's binary, Xid's own work, and
 #    creating the URLSession; and XidCoreColdStart's into: loading its binary, and
-#    XidCore's own work.
+#    XidCore's own work. The CPU time of the runs (user + system: hyperfine's per-round means, or
+#    the loop's wait4) gives a second view of the same differences: on a busy machine a process
+#    waiting for a core gains wall-clock time but no CPU time.
 #    In every round, after the timing, BareStart, XidCoreColdStart and XidColdStart also run once
 #    each under GNU time (`/usr/bin/time -f %M`: the peak resident set size, in KiB; bash's `time`
 #    keyword has no memory figure); the RSS figures are the medians of those R runs. GNU time is the
@@ -250,17 +252,28 @@ for index in "${!builds[@]}"; do
     else
       printf '%s\n' "${ordered[@]}" >"$work/programs"
       python3 - "$runs" "$warmup" "$json" "$work/programs" <<'PY' || die "the timing loop failed"
-import json, shlex, subprocess, sys, time
+import json, os, shlex, subprocess, sys, time
 runs, warmup, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 programs = [line.rstrip("\n").split("|", 1) for line in open(sys.argv[4]) if line.strip()]
 times = {name: [] for name, _ in programs}
+user = {name: [] for name, _ in programs}
+system = {name: [] for name, _ in programs}
 for i in range(warmup + runs):
     for name, command in programs:  # interleaved: every program sees the same machine conditions
         start = time.perf_counter()
-        subprocess.run(shlex.split(command), stdout=subprocess.DEVNULL, check=True)
+        child = subprocess.Popen(shlex.split(command), stdout=subprocess.DEVNULL)
+        _, status, usage = os.wait4(child.pid, 0)
+        elapsed = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            sys.exit(f"{name} exited with {child.returncode}")
         if i >= warmup:
-            times[name].append(time.perf_counter() - start)
-json.dump({"results": [{"command": name, "times": times[name]} for name, _ in programs]}, open(path, "w"))
+            times[name].append(elapsed)
+            user[name].append(usage.ru_utime)
+            system[name].append(usage.ru_stime)
+# hyperfine's format: the run times, and the means of user and system CPU time.
+json.dump({"results": [{"command": name, "times": times[name], "user": sum(user[name]) / runs,
+                        "system": sum(system[name]) / runs} for name, _ in programs]}, open(path, "w"))
 PY
     fi
     # Peak RSS, one run of each per round (in the same rotating order).
@@ -315,12 +328,17 @@ rss_names = ["BareStart", "XidCoreColdStart", "XidColdStart"]
 def ms(values):
     return statistics.median(values) * 1000
 
-medians, spreads = {}, {}
+medians, spreads, cpu = {}, {}, {}
 for build in builds:
     pooled = {name: [] for name in names}
+    # CPU time (user + system) per run, one mean per round (hyperfine reports means only).
+    cpu_means = {name: [] for name in names}
     for path in sorted(glob.glob(f"{prefix}-{build}-round*.json")):
         for result in json.load(open(path))["results"]:
             pooled[result["command"]].extend(result["times"])
+            cpu_means[result["command"]].append(result["user"] + result["system"])
+    for name in names:
+        cpu[build, name] = ms(cpu_means[name])
     for name in names:
         values = sorted(pooled[name])
         medians[build, name] = ms(values)
@@ -380,6 +398,15 @@ for label, a, b in core_parts:
 out("| **XidCoreColdStart − BareStart** | " + " | ".join(f"**{g(core_totals[b])}**" for b in builds) + " |")
 out(f"| Goal (dynamic build): at most +{core_goal:.0f} ms | " + " | ".join(
     status(core_totals[b], core_goal, "ms") if b == "dynamic" else "–" for b in builds) + " |")
+out("")
+
+# CPU time: what other work on a shared machine changes least (a process waiting for a core uses none).
+out("| CPU time (user + system) above BareStart, median of the rounds' means | " + " | ".join(
+    f"{b} ms" for b in builds) + " |")
+out("|---|" + "--:|" * len(builds))
+out(f"| `BareStart` itself | " + " | ".join(f(cpu[b, "BareStart"]) for b in builds) + " |")
+for name in ["XidCoreColdStart --read-only", "XidCoreColdStart", "NetStart", "XidColdStart"]:
+    out(f"| `{name}` | " + " | ".join(g(cpu[b, name] - cpu[b, "BareStart"]) for b in builds) + " |")
 out("")
 
 # Peak RSS.
