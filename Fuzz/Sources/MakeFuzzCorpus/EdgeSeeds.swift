@@ -35,7 +35,10 @@ enum EdgeSeeds {
     // Inputs that once stopped the process, kept as seeds (each also has a regression test).
     let regressions: [(String, String, Target)] = [
       // TokenResponseExpiryTests
-      ("regression-expires-in-1e300", #"{"access_token":"a","token_type":"Bearer","expires_in":1e300}"#, .tokenResponse),
+      (
+        "regression-expires-in-1e300", #"{"access_token":"a","token_type":"Bearer","expires_in":1e300}"#,
+        .tokenResponse
+      ),
       ("regression-expires-in-1e20", #"{"access_token":"a","token_type":"Bearer","expires_in":1e20}"#, .tokenResponse),
     ]
     for (name, text, target) in regressions { corpus.add(name, text.utf8, for: target) }
