@@ -236,6 +236,25 @@ struct LoopbackHTTPServerTests {
     }
   }
 
+  // CI caught it under load: idle connections that reached the read timeout got their 408 and then
+  // lingered, and while they did, a listener at its limit turned the sign-in's redirect away.
+  @Test func connectionsAlreadyAnsweredMakeRoomForANewOneAtTheLimit() async throws {
+    // Lingering after the 408 lasts as long as the read timeout (up to 2 s): the window tested here.
+    try await withServer(limits: .init(readTimeout: .seconds(2), maxConnections: 2)) { server in
+      let port = server.port
+      let (timedOut, reply) = try await onOwnThread {
+        let idle = try (0..<2).map { _ in try RawConnection(port: port) }
+        // Each gets its 408, then the end of the stream, while the server still drains it.
+        let timedOut = try idle.map { RawResponse(bytes: try $0.receiveAll()).status }
+        let third = try RawConnection(port: port)
+        try third.send(rawRequest(port: port))
+        return (timedOut, RawResponse(bytes: try third.receiveAll()))
+      }
+      #expect(timedOut == [408, 408])
+      #expect(reply.status == 200)
+    }
+  }
+
   @Test func aNewConnectionIsClosedAtOnceWhenEveryConnectionIsAnswering() async throws {
     let handlerStarted = Recorder<Bool>()
     let server = try LoopbackHTTPServer(limits: .init(readTimeout: .seconds(3), maxConnections: 2)) { _ in

@@ -81,6 +81,13 @@ final class LoopbackConnection: @unchecked Sendable {
     }
   }
 
+  /// Whether the connection has written its response and only drains what the client still sends
+  /// before closing. Call on `queue`.
+  var isLingering: Bool {
+    if case .lingering = state { return true }
+    return false
+  }
+
   /// Whether ``close()`` was called (the descriptor may still be open until its sources are gone).
   /// Call on `queue`.
   var isClosed: Bool {

@@ -35,7 +35,8 @@ public final class LoopbackHTTPServer: Sendable {
     /// How long a client has to take the whole response.
     public var writeTimeout: Duration
     /// The most connections open at once. At the limit, a new connection takes the place of the
-    /// oldest one that has not sent its whole request yet (which is closed unanswered); when every
+    /// oldest one that has not sent its whole request yet (which is closed unanswered), or else of
+    /// the oldest one already answered that is draining the rest of its input; when every
     /// connection is answering a request, the new one is closed as soon as accepted.
     public var maxConnections: Int
 

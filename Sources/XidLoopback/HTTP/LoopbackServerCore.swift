@@ -115,22 +115,26 @@ final class LoopbackServerCore: @unchecked Sendable {
   }
 
   /// Whether one more connection fits: below ``LoopbackHTTPServer/Limits/maxConnections`` open ones,
-  /// or once the oldest connection that still waits for its request has been closed to make room.
+  /// or once an open one has been closed to make room: the oldest that still waits for its request,
+  /// else the oldest that has been answered and only drains the rest of its input.
   /// Connections that send nothing (a browser's spares, or a local program's many) must not keep out
-  /// the one request that matters, such as a sign-in's redirect; only when every connection is
-  /// answering a request is the new one turned away.
+  /// the one request that matters, such as a sign-in's redirect, nor may they once the read timeout
+  /// has answered them; only when every connection is answering a request is the new one turned away.
   private func makeRoom() -> Bool {
     var open = 0
     var oldestWaiting: LoopbackConnection?
+    var oldestLingering: LoopbackConnection?
     for connection in connections.values where !connection.isClosed {
       open += 1
       if connection.isWaitingForRequest, connection.sequence < oldestWaiting?.sequence ?? .max {
         oldestWaiting = connection
+      } else if connection.isLingering, connection.sequence < oldestLingering?.sequence ?? .max {
+        oldestLingering = connection
       }
     }
     guard open >= limits.maxConnections else { return true }
-    guard let oldestWaiting else { return false }
-    oldestWaiting.close()
+    guard let evicted = oldestWaiting ?? oldestLingering else { return false }
+    evicted.close()
     return true
   }
 
