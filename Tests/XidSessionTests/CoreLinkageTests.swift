@@ -27,11 +27,27 @@ import XidTesting
     #expect(!libraries.contains { $0.contains("libcurl") })
   }
 
+  /// OpenSSL's libcrypto is loaded on the first cryptographic operation, not at start-up: loading it
+  /// costs a reader of a stored token more memory than all of XidCore's own work.
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/maps"), "needs /proc/self/maps (Linux)"))
+  func aProgramThatLinksXidCoreAloneReadsItsTokenWithoutLoadingLibcrypto() async throws {
+    let stored = try await StoredToken()
+    defer { stored.remove() }
+
+    let run = try await runProcess(
+      builtExecutable(named: "XidCoreColdStart"), ["--loaded-libraries", stored.directory.path])
+    #expect(run.status == 0, "XidCoreColdStart failed: \(run.standardError)")
+    let libraries = run.standardOutput.split(separator: "\n").dropFirst()
+    #expect(libraries.contains { $0.hasSuffix("/libswiftCore.so") }, "the list of loaded libraries is complete")
+    #expect(!libraries.contains { $0.contains("libcrypto") })
+  }
+
   #if canImport(Glibc)
     /// glibc's loader binds a call into another library on its first use and, with
     /// `LD_DEBUG=bindings`, reports each binding; the ones after "transferring control" are the
-    /// program's own calls. None to or from libcrypto means no OpenSSL function ran on the read path
-    /// (libcrypto is loaded, as XidJOSE links it, but stays idle: only its load-time constructor runs).
+    /// program's own calls. None to or from libcrypto means no OpenSSL function ran on the read path,
+    /// whether libcrypto is opened on first use (as XidJOSE does) or loaded at start-up (as a program
+    /// that links libcurl does).
     @Test func aProgramThatLinksXidCoreAloneReadsItsTokenWithoutCallingOpenSSL() async throws {
       let stored = try await StoredToken()
       defer { stored.remove() }
