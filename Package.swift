@@ -25,19 +25,21 @@ let package = Package(
     .executable(name: "xid", targets: ["XidTool"]),
   ],
   targets: [
-    // Layer 0: the platform's crypto. On Linux, OpenSSL 3 libcrypto; Apple platforms use
-    // CryptoKit and Security instead, so nothing of this target is built there.
-    .systemLibrary(
-      name: "COpenSSL",
-      path: "Sources/COpenSSL",
-      pkgConfig: "libcrypto",
-      providers: [.apt(["libssl-dev"])]
-    ),
+    // Layer 0: the platform's crypto. On Linux, OpenSSL 3 libcrypto (its headers: libssl-dev on
+    // Debian and Ubuntu), loaded on the first cryptographic operation by COpenSSLLoader rather than
+    // linked, so that a program that only reads a stored token never maps it (no pkg-config either:
+    // it would link the library). Apple platforms use CryptoKit and Security instead, so nothing of
+    // these targets is built there.
+    .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
+    .target(name: "COpenSSLLoader"),
     // Layer 1: JOSE (base64url, JSON, JWK, JWS, JWT) on the platform's crypto, and XidError with the
     // one list of its codes.
     .target(
       name: "XidJOSE",
-      dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]
+      dependencies: [
+        .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+        .target(name: "COpenSSLLoader", condition: .when(platforms: [.linux])),
+      ]
     ),
     // Layer 2: the portable core: HTTP messages and the transport protocol, the protocol engine, the
     // session, storage and the web-authentication flow logic. Foundation only, never

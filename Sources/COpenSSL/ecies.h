@@ -1,6 +1,7 @@
 // What ECIES needs from OpenSSL 3 libcrypto (ECDH on P-256, the ANSI X9.63 KDF, AES-GCM with any IV
 // length), as small helpers over the EVP API: OSSL_PARAM arrays and cipher controls do not import well
-// into Swift. Only non-deprecated EVP-level APIs are used.
+// into Swift. Only non-deprecated EVP-level APIs are used. As for shim.h, every libcrypto function
+// called here is forwarded by Sources/COpenSSLLoader/loader.c, which opens the library on first use.
 #ifndef XID_COPENSSL_ECIES_H
 #define XID_COPENSSL_ECIES_H
 

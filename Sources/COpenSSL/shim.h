@@ -1,6 +1,8 @@
 // The parts of OpenSSL 3 libcrypto that XidJOSE uses on Linux, plus small helpers for what does not
 // import into Swift (OSSL_PARAM arrays that keep pointers to caller buffers, variadic functions).
-// Only non-deprecated EVP-level APIs are used.
+// Only non-deprecated EVP-level APIs are used. libcrypto is not linked: every function called here or
+// from XidJOSE is forwarded by Sources/COpenSSLLoader/loader.c, which opens the library on first use;
+// a function missing from its list fails the link with "undefined reference".
 #ifndef XID_COPENSSL_SHIM_H
 #define XID_COPENSSL_SHIM_H
 

@@ -39,7 +39,9 @@ extension XidError.Code {
   public static let invalidSignature = Self("invalidSignature")
   /// A JWT claim was missing, of the wrong type, or had a value that failed validation.
   public static let invalidClaims = Self("invalidClaims")
-  /// The platform's crypto library failed in a way the input does not explain.
+  /// The platform's crypto library failed in a way the input does not explain, or, on Linux, OpenSSL 3's
+  /// libcrypto could not be loaded (Xid opens it on first use; the reason names the file): install it
+  /// (Debian and Ubuntu: `apt-get install libssl3`).
   public static let cryptoFailure = Self("cryptoFailure")
   /// Sealed data did not open with the key: it was sealed for another key, or it was changed since.
   /// Nothing can recover it; for a sealed refresh token Xid reports ``presenceKeyInvalidated``.

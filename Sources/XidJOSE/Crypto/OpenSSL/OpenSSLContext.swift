@@ -1,5 +1,6 @@
 #if canImport(COpenSSL)
   import COpenSSL
+  import COpenSSLLoader
 
   /// OpenSSL objects that are fetched once per process and shared: fetching an algorithm is the
   /// expensive part of an OpenSSL 3 operation, so the SHA-256 implementation is looked up only once.
@@ -10,10 +11,25 @@
     nonisolated(unsafe) static let sha512: OpaquePointer = fetchDigest("SHA2-512")
 
     private static func fetchDigest(_ name: String) -> OpaquePointer {
+      if let reason = xid_libcrypto_load_error() {
+        fatalError("Xid needs OpenSSL 3 for \(name): \(String(cString: reason)); \(installHint)")
+      }
       guard let md = EVP_MD_fetch(nil, name, nil) else {
         fatalError("OpenSSL cannot provide \(name); libcrypto is broken or misconfigured")
       }
       return md
+    }
+
+    private static let installHint = "install OpenSSL 3's libcrypto (Debian and Ubuntu: apt-get install libssl3)"
+
+    /// Loads libcrypto if that has not been done yet: Xid opens it on the first cryptographic
+    /// operation, not at the program's start (Sources/COpenSSLLoader).
+    ///
+    /// - Throws: ``XidError/Code/cryptoFailure`` saying why when it cannot be loaded.
+    static func requireLibrary() throws {
+      if let reason = xid_libcrypto_load_error() {
+        throw XidError(.cryptoFailure, "\(String(cString: reason)); \(installHint)")
+      }
     }
 
     /// Clears OpenSSL's thread-local error queue after a failure, so that a later, unrelated call does

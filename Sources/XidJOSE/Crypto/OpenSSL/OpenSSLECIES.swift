@@ -5,6 +5,7 @@
   enum PlatformECIES {
     /// A new P-256 key pair: its 32-byte scalar and 65-byte X9.63 public key.
     static func generateP256() throws -> (scalar: [UInt8], publicKey: [UInt8]) {
+      try OpenSSL.requireLibrary()
       guard let pointer = xid_pkey_generate("EC", 0) else {
         OpenSSL.clearErrors()
         throw XidError(.cryptoFailure, "OpenSSL could not generate a P-256 key")
@@ -36,6 +37,7 @@
 
     /// The raw ECDH shared secret (x coordinate, 32 bytes) of a key pair and a peer's public key.
     static func ecdh(scalar: [UInt8], publicKey: [UInt8], peer: [UInt8]) throws -> [UInt8] {
+      try OpenSSL.requireLibrary()
       let own = try keyPair(scalar: scalar, publicKey: publicKey)
       guard let peerPointer = xid_pkey_p256(peer, peer.count, nil, 0) else {
         OpenSSL.clearErrors()
@@ -52,6 +54,7 @@
 
     /// The ANSI X9.63 KDF with SHA-256.
     static func x963KDFSHA256(sharedSecret: [UInt8], sharedInfo: [UInt8], count: Int) throws -> [UInt8] {
+      try OpenSSL.requireLibrary()
       var output = [UInt8](repeating: 0, count: count)
       guard xid_x963kdf_sha256(sharedSecret, sharedSecret.count, sharedInfo, sharedInfo.count, &output, count) == 1
       else {
@@ -65,6 +68,7 @@
     static func aesGCMSeal(_ plaintext: [UInt8], key: [UInt8], iv: [UInt8]) throws -> (
       ciphertext: [UInt8], tag: [UInt8]
     ) {
+      try OpenSSL.requireLibrary()
       var output = [UInt8](repeating: 0, count: max(plaintext.count, 1))
       var tag = [UInt8](repeating: 0, count: 16)
       let input = plaintext.isEmpty ? [0] : plaintext
@@ -77,6 +81,7 @@
 
     /// AES-GCM decryption; see ``aesGCMSeal(_:key:iv:)``.
     static func aesGCMOpen(_ ciphertext: [UInt8], tag: [UInt8], key: [UInt8], iv: [UInt8]) throws -> [UInt8] {
+      try OpenSSL.requireLibrary()
       var output = [UInt8](repeating: 0, count: max(ciphertext.count, 1))
       var tag = tag
       let input = ciphertext.isEmpty ? [0] : ciphertext
@@ -89,6 +94,7 @@
     }
 
     private static func keyPair(scalar: [UInt8], publicKey: [UInt8]) throws -> OpenSSLKey {
+      try OpenSSL.requireLibrary()
       guard let pointer = xid_pkey_p256(publicKey, publicKey.count, scalar, scalar.count) else {
         OpenSSL.clearErrors()
         throw XidError(.invalidKey, "OpenSSL rejected the P-256 key pair")

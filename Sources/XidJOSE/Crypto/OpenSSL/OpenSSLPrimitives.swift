@@ -18,6 +18,7 @@
     }
 
     static func randomBytes(count: Int) throws -> [UInt8] {
+      try OpenSSL.requireLibrary()
       var bytes = [UInt8](repeating: 0, count: count)
       guard count == 0 || RAND_bytes(&bytes, Int32(count)) == 1 else {
         OpenSSL.clearErrors()

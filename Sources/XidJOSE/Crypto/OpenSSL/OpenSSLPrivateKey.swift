@@ -23,6 +23,7 @@
 
     /// Generates a new key for `algorithm` (P-256, RSA-2048 or Ed25519).
     static func generate(for algorithm: JWSAlgorithm) throws -> PlatformPrivateKey {
+      try OpenSSL.requireLibrary()
       let type: String
       switch algorithm {
       case .es256: type = "EC"
@@ -38,6 +39,7 @@
 
     /// A P-256 key pair from its private scalar and public point, which must be the scalar's.
     static func p256(d: [UInt8], x: [UInt8], y: [UInt8]) throws -> PlatformPrivateKey {
+      try OpenSSL.requireLibrary()
       let point = [0x04] + x + y
       guard let pointer = xid_pkey_p256(point, point.count, d, d.count) else {
         OpenSSL.clearErrors()
@@ -56,6 +58,7 @@
 
     /// An Ed25519 key pair from its 32-byte seed and public key, which must be the seed's.
     static func ed25519(seed: [UInt8], x: [UInt8]) throws -> PlatformPrivateKey {
+      try OpenSSL.requireLibrary()
       // Made from the seed alone, so that the public key is derived, never taken from the JWK:
       // OpenSSL keeps a public key given with the seed without checking that they belong together.
       guard let pointer = EVP_PKEY_new_raw_private_key_ex(nil, "ED25519", nil, seed, seed.count) else {

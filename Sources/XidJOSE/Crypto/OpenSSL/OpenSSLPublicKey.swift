@@ -23,6 +23,7 @@
 
     /// A P-256 key from its affine coordinates (32 bytes each).
     static func p256(x: [UInt8], y: [UInt8]) throws -> PlatformPublicKey {
+      try OpenSSL.requireLibrary()
       let point = [0x04] + x + y
       guard let pointer = xid_pkey_p256(point, point.count, nil, 0) else {
         OpenSSL.clearErrors()
@@ -41,6 +42,7 @@
 
     /// An RSA key from its big-endian modulus and public exponent.
     static func rsa(modulus: [UInt8], exponent: [UInt8]) throws -> PlatformPublicKey {
+      try OpenSSL.requireLibrary()
       guard let pointer = xid_pkey_rsa_public(modulus, modulus.count, exponent, exponent.count) else {
         OpenSSL.clearErrors()
         throw XidError(.invalidKey, "OpenSSL rejected the RSA JWK parameters")
@@ -55,6 +57,7 @@
 
     /// An Ed25519 key from its 32-byte encoding.
     static func ed25519(x: [UInt8]) throws -> PlatformPublicKey {
+      try OpenSSL.requireLibrary()
       guard let pointer = xid_pkey_ed25519(x, nil) else {
         OpenSSL.clearErrors()
         throw XidError(.invalidKey, "OpenSSL rejected the Ed25519 JWK public key")
