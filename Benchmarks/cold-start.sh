@@ -203,7 +203,9 @@ openssl_calls() {
   cat "$log".* >"$log" && rm -f "$log".*
   grep -q 'transferring control' "$log" || return 1
   awk '/transferring control/ { started = 1; next }
-       started && /binding file/ && /libcrypto/ { sub(/.*`/, ""); sub(/\047.*/, ""); print }' "$log" | sort -u | paste -sd ' '
+       started && /binding file/ && /libcrypto/ { sub(/.*`/, ""); sub(/\047.*/, ""); print }' "$log" | sort -u |
+    awk '{ names[NR] = $0 } END { for (i = 1; i <= NR && i <= 8; i++) printf "%s%s", (i > 1 ? " " : ""), names[i];
+           if (NR > 8) printf " … (%d in all)", NR; if (NR) print "" }'
 }
 openssl_facts=""
 for index in "${!builds[@]}"; do
