@@ -39,7 +39,7 @@ public final class DPoPNonceCache: Sendable {
 
   /// The storage key of an account's nonce cache, next to its token record's.
   static func storageKey(accountKey: String) -> String {
-    "xid.dpop-nonces." + accountKey.replacingOccurrences(of: "xid.tokens.", with: "")
+    "xid.dpop-nonces." + TokenRecord.accountPart(ofStorageKey: accountKey)
   }
 
   /// The origin of `url`: lower-case scheme and host, and the port (the scheme's default when none).

@@ -25,12 +25,7 @@ actor PendingAuthorizationStore {
     dpopKeys: DPoPKeyStore? = nil
   ) {
     self.storage = storage
-    // "xid.tokens.<hash>" becomes "xid.pending.<hash>". Not with `replacingOccurrences(of:with:)`: it
-    // goes through NSString, whose first use costs a process that only reads its token about 0.9 MB
-    // of memory (docs/performance.md, "Cold start").
-    let tokensPrefix = "xid.tokens."
-    let account = accountKey.hasPrefix(tokensPrefix) ? accountKey.dropFirst(tokensPrefix.count) : accountKey[...]
-    self.key = "xid.pending." + account
+    self.key = "xid.pending." + TokenRecord.accountPart(ofStorageKey: accountKey)
     self.lock = lock
     self.logger = logger
     self.dpopKeys = dpopKeys

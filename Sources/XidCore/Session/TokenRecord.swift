@@ -52,6 +52,18 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     "xid.tokens." + hex(fnv1a("\(issuer)\n\(clientId)\n\(account)"))
   }
 
+  /// What an account's storage key holds after `xid.tokens.`: the account's other records (its pending
+  /// sign-ins, its DPoP nonces) are named with it.
+  ///
+  /// Not with `replacingOccurrences(of:with:)`: on Linux that goes through NSString, whose first use
+  /// costs a process that only reads its token about 0.9 MB of memory (docs/performance.md, "Cold
+  /// start"). Both give the same text for every key ``storageKey(issuer:clientId:account:)`` and
+  /// ``overflowStorageKey(issuer:clientId:account:)`` make.
+  static func accountPart(ofStorageKey key: String) -> Substring {
+    let prefix = "xid.tokens."
+    return key.hasPrefix(prefix) ? key.dropFirst(prefix.count) : key[...]
+  }
+
   /// The second key of an account, used when another configuration's record holds the first: the
   /// first key followed by a second, independent 64-bit FNV-1a hash.
   static func overflowStorageKey(issuer: String, clientId: String, account: String) -> String {
