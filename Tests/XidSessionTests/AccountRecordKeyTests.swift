@@ -12,7 +12,7 @@ import Testing
     for key in [primary, overflow] {
       // What the names were made with before: the key without its "xid.tokens." prefix.
       let earlier = key.replacingOccurrences(of: "xid.tokens.", with: "")
-      #expect(String(TokenRecord.accountPart(ofStorageKey: key)) == earlier)
+      #expect(TokenRecord.accountPart(ofStorageKey: key) == earlier)
       #expect(DPoPNonceCache.storageKey(accountKey: key) == "xid.dpop-nonces." + earlier)
     }
     #expect(TokenRecord.accountPart(ofStorageKey: primary).count == 16, "16 hexadecimal digits")
