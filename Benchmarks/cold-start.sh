@@ -375,7 +375,11 @@ def g(x):
     return f"{x:+.1f}"
 
 def status(value, limit, unit):
-    return "PASS" if value <= limit else f"MISSED by {value - limit:.{2 if unit == '×' else 1}f}{' ms' if unit == 'ms' else '×'}"
+    if value <= limit:
+        return "PASS"
+    # Two decimals where one would print a miss as 0.0.
+    by = value - limit
+    return f"MISSED by {by:.{2 if unit == '×' or by < 0.1 else 1}f}{' ms' if unit == 'ms' else '×'}"
 
 lines = []
 out = lines.append
