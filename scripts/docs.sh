@@ -76,7 +76,7 @@ modules=$(swift build --show-bin-path)/Modules
 
 reexported=XidCore,XidJOSE,XidURLSession,XidLoopback,XidApple
 host_flags=(-target "$triple" -I "$modules")
-[[ $(uname -s) == Linux ]] && host_flags+=(-I Sources/COpenSSL)  # the module map of the system OpenSSL
+[[ $(uname -s) == Linux ]] && host_flags+=(-I Sources/COpenSSL -I Sources/COpenSSLLoader/include)  # OpenSSL, its loader
 [[ $(uname -s) == Darwin ]] && host_flags+=(-sdk "$(xcrun --show-sdk-path)")
 graph() {  # graph DIR MODULE FLAGS...
   local dir=$1 module=$2
