@@ -91,6 +91,44 @@ struct AccountSessionTests {
     #expect(refresher.calls == 0)
   }
 
+  @Test func aProcesssFirstTokenIsReadFromStorageWithoutTheActorAndKeptInMemory() throws {
+    let storage = CountingStorage()
+    try storage.inner.save(key: Self.key, value: Self.record(expiresIn: 3600).encoded())
+    let session = Self.session(storage: storage, refresher: ScriptedRefresher())
+    #expect(session.usableAccessTokenFromStorage() == "at-0")
+    let reads = storage.calls
+    #expect(session.usableAccessTokenFromMemory() == "at-0")
+    // Once in memory, the storage path leaves it to the memory path (and the actor).
+    #expect(session.usableAccessTokenFromStorage() == nil)
+    #expect(storage.calls == reads)
+  }
+
+  @Test func aStoredTokenNoLongerUsableIsLeftToTheActorWhichRefreshesItOnce() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: Self.key, value: Self.record(expiresIn: 59).encoded())
+    let refresher = ScriptedRefresher()
+    let session = Self.session(storage: storage, refresher: refresher)
+    #expect(session.usableAccessTokenFromStorage() == nil)
+    #expect(refresher.calls == 0)
+    #expect(try await session.validRecord(force: false).accessToken == "at-1")
+    #expect(refresher.calls == 1)
+  }
+
+  @Test func aStorageReadOutsideTheActorNeverUndoesASignOutThatFinishedMeanwhile() async throws {
+    let storage = HookedStorage()
+    try storage.inner.save(key: Self.key, value: Self.record(expiresIn: 3600).encoded())
+    let session = Self.session(storage: storage, refresher: ScriptedRefresher())
+    // The sign-out finishes while the fast path is reading the record it is about to delete.
+    storage.onLoad = { _ in
+      storage.onLoad = nil
+      try? storage.inner.delete(key: Self.key)
+      session.cached.set(nil)
+    }
+    _ = session.usableAccessTokenFromStorage()
+    #expect(session.usableAccessTokenFromMemory() == nil)
+    await expectXidError(.signInRequired) { try await session.validRecord(force: false) }
+  }
+
   @Test func aTokenWithinTheLeewayOfExpiryCountsAsExpired() async throws {
     let storage = InMemoryTokenStorage()
     try storage.save(key: Self.key, value: Self.record(expiresIn: 59).encoded())
@@ -221,4 +259,25 @@ struct AccountSessionTests {
     #expect(decoded == record)
     #expect(!record.description.contains("at-0") && !record.description.contains("rt-0"))
   }
+}
+
+/// A storage that runs a hook when a load has read its value and before it returns it, as if
+/// another task changed storage at that moment.
+final class HookedStorage: TokenStorageAdapter, @unchecked Sendable {
+  let inner = InMemoryTokenStorage()
+  private let lock = NSLock()
+  private var hook: (@Sendable (String) -> Void)?
+
+  var onLoad: (@Sendable (String) -> Void)? {
+    get { lock.withLock { hook } }
+    set { lock.withLock { hook = newValue } }
+  }
+
+  func save(key: String, value: String) throws { try inner.save(key: key, value: value) }
+  func load(key: String) throws -> String? {
+    let value = try inner.load(key: key)
+    onLoad?(key)
+    return value
+  }
+  func delete(key: String) throws { try inner.delete(key: key) }
 }

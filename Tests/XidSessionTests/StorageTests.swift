@@ -46,6 +46,25 @@ struct FileTokenStorageTests {
     #expect(permissions(directory.appendingPathComponent("k").path) == 0o600)
   }
 
+  @Test func createsMissingParentsPrivateAndReadsADirectoryWhoseNameNeedsEscaping() throws {
+    let parent = temporaryDirectory()
+    let directory = parent.appendingPathComponent("a b%20c/é/state", isDirectory: true)
+    let storage = try FileTokenStorage(directory: directory)
+    try storage.save(key: "k", value: "v")
+    #expect(permissions(directory.path) == 0o700)
+    #expect(FileManager.default.fileExists(atPath: parent.path + "/a b%20c/é/state/k"))
+    #expect(try FileTokenStorage(directory: directory).load(key: "k") == "v")
+  }
+
+  @Test func aFileWhereTheDirectoryShouldBeIsAStorageFailure() throws {
+    let parent = temporaryDirectory()
+    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+    let file = parent.appendingPathComponent("tokens")
+    try Data("not a directory".utf8).write(to: file)
+    let error = expectXidError(.storageFailure) { try FileTokenStorage(directory: file) }
+    #expect(error?.reason.contains(file.path) == true)
+  }
+
   @Test func leavesNoTemporaryFilesBehind() throws {
     let storage = try FileTokenStorage(directory: temporaryDirectory())
     for index in 0..<20 { try storage.save(key: "k", value: String(repeating: "v", count: index * 100)) }

@@ -43,8 +43,8 @@ actor AccountSession {
   /// Seals the refresh token when its protection is configured (``PresenceOptions/refreshTokenProtection``).
   let vault: RefreshTokenVault?
 
-  /// The latest record this process knows, for the synchronous fast path; `nil` until loaded.
-  nonisolated let cached = LockedValue<TokenRecord?>(nil)
+  /// The latest record this process knows, for the synchronous fast paths; `nil` until loaded.
+  nonisolated let cached = RecordCache()
   /// Refreshed tokens that storage refused (or that arrived after the background time ran out), with
   /// the record they replace: the provider has spent that record's refresh token, so they are saved
   /// before any further refresh.
@@ -72,6 +72,21 @@ actor AccountSession {
     guard let record = cached.get(), record.hasUsableAccessToken(at: now(), leeway: expiryLeeway) else {
       return nil
     }
+    return record.accessToken
+  }
+
+  /// The access token of the stored record when nothing is in memory yet and the stored token is
+  /// still usable: read on the caller's executor, with no actor hop, for a process's first token (an
+  /// extension that starts only to read it, for example). The record is kept in memory unless the
+  /// actor changed that meanwhile.
+  ///
+  /// Returns `nil` whenever the actor has to decide: a record in memory, no record, an unusable
+  /// token, or a storage error (which ``validRecord(force:)`` then reports).
+  nonisolated func usableAccessTokenFromStorage() -> String? {
+    let snapshot = cached.snapshot()
+    guard snapshot.record == nil, let record = try? records.read().record else { return nil }
+    cached.fill(record, ifUnchangedSince: snapshot.generation)
+    guard record.hasUsableAccessToken(at: now(), leeway: expiryLeeway) else { return nil }
     return record.accessToken
   }
 

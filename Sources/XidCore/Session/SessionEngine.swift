@@ -262,22 +262,30 @@ public actor SessionEngine {
   // MARK: - Tokens and authorized requests
 
   /// A valid access token, refreshed first when it expires within the configured leeway (or when
-  /// `forceRefresh` is set). With a valid token in memory it returns without leaving the caller's
-  /// actor (Swift 6.2 and later).
+  /// `forceRefresh` is set). With a valid token in memory, or in storage when this process has not
+  /// read it yet, it returns without leaving the caller's actor (Swift 6.2 and later).
   ///
   /// - Throws: ``XidError/Code/signInRequired``, ``XidError/Code/sessionExpired`` (sign the user in
   ///   again), or ``XidError/Code/networkFailure`` and ``XidError/Code/storageLocked`` (try later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func accessToken(forceRefresh: Bool = false) async throws -> String {
       if configuration.usesDPoP { return try await usableRecord(forceRefresh: forceRefresh).accessToken }
-      if !forceRefresh, presence.lockIsOpen, let token = account.usableAccessTokenFromMemory() { return token }
+      if !forceRefresh, presence.lockIsOpen,
+        let token = account.usableAccessTokenFromMemory() ?? account.usableAccessTokenFromStorage()
+      {
+        return token
+      }
       try await requireOpenLock(for: "an access token")
       return try await account.validRecord(force: forceRefresh).accessToken
     }
   #else
     public nonisolated func accessToken(forceRefresh: Bool = false) async throws -> String {
       if configuration.usesDPoP { return try await usableRecord(forceRefresh: forceRefresh).accessToken }
-      if !forceRefresh, presence.lockIsOpen, let token = account.usableAccessTokenFromMemory() { return token }
+      if !forceRefresh, presence.lockIsOpen,
+        let token = account.usableAccessTokenFromMemory() ?? account.usableAccessTokenFromStorage()
+      {
+        return token
+      }
       try await requireOpenLock(for: "an access token")
       return try await account.validRecord(force: forceRefresh).accessToken
     }

@@ -21,8 +21,8 @@ public struct FileLock: Sendable {
   /// does not exist yet, such as the `Xid` folder of an App Group container, are created when the
   /// lock is first taken.
   public init(directory: URL, name: String) {
-    path = directory.appendingPathComponent(name).path
-    self.directory = directory.path
+    self.directory = directory.fileSystemPath
+    path = self.directory + "/" + name
   }
 
   /// Takes the lock, waiting for another holder for at most `timeout`. Release it with
