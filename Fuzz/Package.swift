@@ -35,6 +35,7 @@ let package = Package(
     .executable(name: "FuzzHTTPRequestHead", targets: ["FuzzHTTPRequestHead"]),
     .executable(name: "FuzzWWWAuthenticate", targets: ["FuzzWWWAuthenticate"]),
     .executable(name: "FuzzTokenRecord", targets: ["FuzzTokenRecord"]),
+    .executable(name: "FuzzDPoPNonce", targets: ["FuzzDPoPNonce"]),
     // Writes the seed corpora; built without sanitizers (scripts/make-fuzz-corpus.sh).
     .executable(name: "MakeFuzzCorpus", targets: ["MakeFuzzCorpus"]),
   ],
@@ -49,13 +50,15 @@ let package = Package(
     fuzzTarget("FuzzJWS"),
     fuzzTarget("FuzzJWK"),
     // XidCore's and XidLoopback's parsers. Those whose entry point is internal (the request head,
-    // WWW-Authenticate, the token record) use `@testable import`: fuzz.sh builds with -enable-testing.
+    // WWW-Authenticate, the token record, the DPoP nonce cache) use `@testable import`: fuzz.sh
+    // builds with -enable-testing.
     fuzzTarget("FuzzDiscovery", ["XidCore"]),
     fuzzTarget("FuzzTokenResponse", ["XidCore"]),
     fuzzTarget("FuzzAuthorizationResponse", ["XidCore"]),
     fuzzTarget("FuzzHTTPRequestHead", ["XidCore", "XidLoopback"]),
     fuzzTarget("FuzzWWWAuthenticate", ["XidCore"]),
     fuzzTarget("FuzzTokenRecord", ["XidCore"]),
+    fuzzTarget("FuzzDPoPNonce", ["XidCore"]),
     .executableTarget(
       name: "MakeFuzzCorpus",
       dependencies: [

@@ -5,7 +5,7 @@
 #
 #   target…      FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
 #                FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord
-#                (the default: all of them)
+#                FuzzDPoPNonce (the default: all of them)
 #   --seconds N  fuzz each target for N seconds (default 60), with a random seed
 #   --smoke      what CI runs: the checked-in corpus replayed, then a fixed number of inputs per
 #                target (about 5 s each here) from -seed=1, with deterministic hashing and a fresh
@@ -26,7 +26,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$root/Fuzz"
 all_targets=(FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
-  FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord)
+  FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzDPoPNonce)
 
 # Inputs per target in --smoke: about 5 s each on the project's 2-core machine when it is quiet, so
 # that CI's whole smoke (build included) stays near 3 minutes. Measured with the checked-in corpus and
@@ -43,6 +43,7 @@ smoke_runs() {
     FuzzHTTPRequestHead) echo 60000 ;;
     FuzzWWWAuthenticate) echo 10000 ;;
     FuzzTokenRecord) echo 40000 ;;
+    FuzzDPoPNonce) echo 40000 ;;
     *) echo 20000 ;;
   esac
 }

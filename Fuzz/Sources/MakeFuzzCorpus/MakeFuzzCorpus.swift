@@ -29,6 +29,7 @@ struct MakeFuzzCorpus {
       print("no test vectors: cookbook and Wycheproof seeds left out, and no token signed with the fixed keys")
     }
     EdgeSeeds.write(to: &corpus)
+    try await DPoPSeeds.write(to: &corpus)
     try corpus.save()
   }
 }
@@ -45,6 +46,7 @@ enum Target: String, CaseIterable {
   case httpRequestHead = "FuzzHTTPRequestHead"
   case wwwAuthenticate = "FuzzWWWAuthenticate"
   case tokenRecord = "FuzzTokenRecord"
+  case dpopNonce = "FuzzDPoPNonce"
 }
 
 /// The seeds of every target, written to disk at the end.
@@ -180,7 +182,16 @@ enum ProviderSeeds {
 
   /// A whole authorization code flow with PKCE; the token endpoint's response and the redirect.
   private static func signIn(_ provider: TestProvider) async throws -> (tokens: [UInt8], callback: URL) {
-    let verifier = Base64URL.encode(try XidCrypto.randomBytes(count: 32))
+    let (code, callback) = try await authorize(provider)
+    let response = try await provider.transport.send(codeExchange(provider, code: code))
+    return (Array(response.body), callback)
+  }
+
+  /// The PKCE verifier of every authorization request here.
+  private static let verifier = Base64URL.encode(XidCrypto.sha256(Array("xid-fuzz-corpus".utf8)))
+
+  /// An authorization request with PKCE through the provider's browser: its code and the redirect.
+  static func authorize(_ provider: TestProvider) async throws -> (code: String, callback: URL) {
     let challenge = Base64URL.encode(XidCrypto.sha256(Array(verifier.utf8)))
     let authorization = provider.url(for: .authorization).appendingQuery([
       ("response_type", "code"), ("client_id", "xid-example"), ("redirect_uri", redirectURI),
@@ -191,14 +202,17 @@ enum ProviderSeeds {
     guard let code = callback.queryParameters.first(where: { $0.0 == "code" })?.1 else {
       throw XidError(.invalidJSON, "the provider redirected without a code")
     }
-    let response = try await provider.transport.send(
-      .form(
-        provider.url(for: .token),
-        [
-          ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
-          ("client_id", "xid-example"), ("code_verifier", verifier),
-        ]))
-    return (Array(response.body), callback)
+    return (code, callback)
+  }
+
+  /// The token request that exchanges `code` (from ``authorize(_:)``).
+  static func codeExchange(_ provider: TestProvider, code: String) -> HTTPRequest {
+    .form(
+      provider.url(for: .token),
+      [
+        ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI),
+        ("client_id", "xid-example"), ("code_verifier", verifier),
+      ])
   }
 
   /// The token endpoint's error response to a code it never issued.
