@@ -11,7 +11,9 @@
 #                target (about 5 s each here) from -seed=1, with deterministic hashing and a fresh
 #                scratch corpus, so the same code always runs the same inputs: a new find never
 #                turns CI red at random, only a change of code can
-#   --runs N     with --smoke, N inputs per target instead of each target's own count
+#   --runs N     with --smoke, N inputs per target instead of each target's own count; otherwise
+#                stop a target after N inputs or --seconds, whichever comes first (a long run in
+#                parts: run each target up to what it still needs)
 #   --debug      a debug build instead of release (slower to run; for stepping through a crash)
 #   --no-build   run what was built last
 #
@@ -132,6 +134,7 @@ for target in "${targets[@]}"; do
     export SWIFT_DETERMINISTIC_HASHING=1 XID_FUZZ_DETERMINISTIC=1
   else
     flags+=(-max_total_time="$seconds" -use_value_profile=1)
+    [[ -n $runs ]] && flags+=(-runs="$runs")
     new="$work/corpus/$target"
   fi
   mkdir -p "$new"
