@@ -254,7 +254,7 @@ func benchmarkSessionProofs(_ options: Options) async throws {
   let provider = try TestProvider()
   var configuration = XidConfiguration(
     issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-    transport: provider.transport, logger: DiscardingLogger(), userAgent: provider.userAgent)
+    transport: provider.transport, logger: DiscardingLogger(), clock: provider.clock, userAgent: provider.userAgent)
   configuration.usesDPoP = true
   let xid = try Xid(configuration: configuration, storage: InMemoryTokenStorage())
   try await xid.signIn()
@@ -311,7 +311,9 @@ func signedIn(_ provider: TestProvider, dpop: Bool, storage: InMemoryTokenStorag
   var configuration = XidConfiguration(
     issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
     account: dpop ? "dpop" : "bearer", transport: URLSessionTransport(), logger: DiscardingLogger(),
-    userAgent: provider.userAgent)
+    // The provider's clock stands still; a session on the real one made proofs whose `iat` was ahead
+    // of it once a second had passed, and the sign-in failed now and then.
+    clock: provider.clock, userAgent: provider.userAgent)
   configuration.usesDPoP = dpop
   let xid = try Xid(configuration: configuration, storage: storage)
   try await xid.signIn()

@@ -84,14 +84,7 @@ public final class DPoPNonceCache: Sendable {
   /// - Returns: whether the response carried a usable nonce.
   @discardableResult
   public func record(_ response: HTTPResponse, from url: URL) -> Bool {
-    // Every answer is looked at: names of another length are passed over without a case-insensitive
-    // comparison, which Foundation makes slowly.
-    let name = "dpop-nonce"
-    guard
-      let nonce = response.headers.fields.first(where: {
-        $0.name.utf8.count == name.utf8.count && $0.name.lowercased() == name
-      })?.value
-    else { return false }
+    guard let nonce = response.headers["DPoP-Nonce"] else { return false }
     return setNonce(nonce, for: url)
   }
 

@@ -65,14 +65,13 @@ extension URL {
   /// - Parameter purpose: what the URL is for, named in the error (for example `"token endpoint"`).
   /// - Throws: ``XidError`` with ``XidError/Code/insecureURL``.
   public func requireSecure(for purpose: String) throws {
-    switch scheme?.lowercased() {
-    case "https" where host?.isEmpty == false: return
-    case "http" where isLoopback: return
-    default:
-      throw XidError(
-        .insecureURL,
-        "the \(purpose) \(scheme.map { "uses \($0)://" } ?? "has no scheme"); Xid requires https (http only for loopback hosts)"
-      )
-    }
+    // Checked for every request: no lowercased copies, and the host is not percent-decoded.
+    let scheme = self.scheme ?? ""
+    if scheme.equalsIgnoringASCIICase("https"), host(percentEncoded: true)?.isEmpty == false { return }
+    if scheme.equalsIgnoringASCIICase("http"), isLoopback { return }
+    throw XidError(
+      .insecureURL,
+      "the \(purpose) \(self.scheme.map { "uses \($0)://" } ?? "has no scheme"); Xid requires https (http only for loopback hosts)"
+    )
   }
 }

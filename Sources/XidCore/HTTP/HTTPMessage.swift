@@ -17,12 +17,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
   /// Creates headers from a literal such as `["Accept": "application/json"]`.
   public init(dictionaryLiteral elements: (String, String)...) { fields = elements.map { ($0, $1) } }
 
-  /// The first value of the field `name`, compared case-insensitively. Setting replaces every field of
-  /// that name; setting `nil` removes them.
+  /// The first value of the field `name`, compared without regard to the case of ASCII letters (RFC
+  /// 9110 §5.1). Setting replaces every field of that name; setting `nil` removes them.
   public subscript(name: String) -> String? {
-    get { fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+    get { fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value }
     set {
-      fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+      fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
       if let newValue { fields.append((name, newValue)) }
     }
   }

@@ -53,7 +53,7 @@ struct HTTPRequestHead: Equatable {
       throw HTTPRequestRejection(status: 411, reason: "Transfer-Encoding is not supported; send Content-Length")
     }
     var length: Int?
-    for field in headers where field.name.caseInsensitiveCompare("Content-Length") == .orderedSame {
+    for field in headers where field.name.equalsIgnoringASCIICase("Content-Length") {
       for item in field.value.split(separator: ",", omittingEmptySubsequences: false) {
         let digits = item.trimmingCharacters(in: .whitespaces)
         guard !digits.isEmpty, digits.count <= 18, digits.utf8.allSatisfy(HTTPSyntax.isDigit), let value = Int(digits)
@@ -75,7 +75,7 @@ struct HTTPRequestHead: Equatable {
   /// `localhost` at `port` (421 otherwise). Refusing other names keeps web pages that rebind their
   /// own domain name to 127.0.0.1 (DNS rebinding) from reaching the server.
   func checkHost(port: UInt16) throws {
-    let hosts = headers.filter { $0.name.caseInsensitiveCompare("Host") == .orderedSame }
+    let hosts = headers.filter { $0.name.equalsIgnoringASCIICase("Host") }
     guard hosts.count <= 1 else { throw HTTPRequestRejection.badRequest("more than one Host field") }
     guard let host = hosts.first?.value.lowercased() else {
       if minorVersion == 0 { return }

@@ -125,7 +125,7 @@
           var output = [UInt8](repeating: 0, count: length)
           guard EVP_PKEY_sign(context, &output, &length, digest.baseAddress, 32) == 1 else { return nil }
           return Array(output.prefix(length))
-        } ?? nil
+        }
       }
     }
 
@@ -140,7 +140,7 @@
           var length = ECDSASignatureDER.maximumLength
           guard EVP_PKEY_sign(context, der, &length, digest, 32) == 1 else { return nil }
           return ECDSASignatureDER.rawP256(fromDER: Array(UnsafeBufferPointer(start: der, count: length)))
-        } ?? nil
+        }
       }
     }
 

@@ -98,10 +98,12 @@
     ) -> Bool {
       withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
         OpenSSL.sha256(message, into: digest.baseAddress!)
-        return template.withContext { context in
-          EVP_PKEY_verify(
+        // 1: valid, 0: not valid, below 0: an error (the context is then not kept).
+        return template.withContext { context -> Bool? in
+          let result = EVP_PKEY_verify(
             context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-            digest.baseAddress, 32) == 1
+            digest.baseAddress, 32)
+          return result < 0 ? nil : result == 1
         } ?? false
       }
     }
