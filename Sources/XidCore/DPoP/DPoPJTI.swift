@@ -33,24 +33,25 @@ enum DPoPJTI {
     _ = pthread_atfork(nil, nil, { DPoPJTI.pool = Pool() })
   }()
 
-  /// A fresh `jti`, base64url: 22 characters for 16 random bytes.
+  /// Appends a fresh `jti` to `output`, base64url: 22 characters for 16 random bytes, written
+  /// straight into the proof's claims.
   ///
   /// - Throws: ``XidError`` with ``XidError/Code/cryptoFailure`` when the generator fails.
-  static func next() throws -> String {
+  static func append(to output: inout [UInt8]) throws {
     _ = forkHandler
     let pool = self.pool
-    let bytes = try pool.lock.withLock { () throws -> ArraySlice<UInt8> in
+    try pool.lock.withLock {
       if pool.used + size > pool.bytes.count {
         pool.bytes = try XidCrypto.randomBytes(count: size * batch)
         pool.used = 0
       }
-      defer {
+      let range = pool.used..<(pool.used + size)
+      pool.bytes.withUnsafeMutableBufferPointer { bytes in
+        Base64URL.append(UnsafeBufferPointer(rebasing: bytes[range]), to: &output)
         // Used bytes are overwritten: nothing of a sent jti stays behind.
-        for index in pool.used..<(pool.used + size) { pool.bytes[index] = 0 }
-        pool.used += size
+        UnsafeMutableBufferPointer(rebasing: bytes[range]).update(repeating: 0)
       }
-      return pool.bytes[pool.used..<(pool.used + size)]
+      pool.used += size
     }
-    return Base64URL.encode(bytes)
   }
 }

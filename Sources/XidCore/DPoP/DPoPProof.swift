@@ -82,40 +82,48 @@ public enum DPoPProof {
   /// The base64url of a proof's header for the key `jwk`: the same for every proof of a key, so
   /// callers that send many proofs compute it once. Members in lexicographic order, no whitespace.
   static func encodedHeader(for jwk: JWK) -> String {
-    var json = #"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"#
+    var json = Array(#"{"alg":"ES256","jwk":{"crv":"P-256","kty":"EC","x":"#.utf8)
     appendJSONString(jwk.members["x"]?.stringValue ?? "", to: &json)
-    json += #","y":"#
+    json.append(contentsOf: #","y":"#.utf8)
     appendJSONString(jwk.members["y"]?.stringValue ?? "", to: &json)
-    json += #"},"typ":"dpop+jwt"}"#
-    return Base64URL.encode(json.utf8)
+    json.append(contentsOf: #"},"typ":"dpop+jwt"}"#.utf8)
+    return Base64URL.encode(json)
   }
 
   /// A proof with a header already encoded (see ``encodedHeader(for:)``) and, toward a resource, the
   /// access token's hash already computed.
   ///
-  /// The claims' JSON is written directly, since a proof is made for every request.
+  /// A proof is made for every request, so it is assembled in byte buffers: the claims' JSON written
+  /// directly, then the JWS (header, claims, then the signature of what precedes it).
   static func make(
     encodedHeader: String, sign: ([UInt8]) throws -> [UInt8], method: String, url: URL, accessTokenHash: String?,
     nonce: String?, issuedAt: Date
   ) throws -> String {
-    var claims = #"{"jti":""# + (try DPoPJTI.next()) + #"","htm":"#
-    claims.reserveCapacity(256)
+    var claims = [UInt8]()
+    claims.reserveCapacity(256 + (nonce?.utf8.count ?? 0))
+    claims.append(contentsOf: #"{"jti":""#.utf8)
+    try DPoPJTI.append(to: &claims)
+    claims.append(contentsOf: #"","htm":"#.utf8)
     appendJSONString(method, to: &claims)
-    claims += #","htu":"#
+    claims.append(contentsOf: #","htu":"#.utf8)
     appendJSONString(targetURI(of: url), to: &claims)
-    claims += #","iat":"# + String(Int64(issuedAt.timeIntervalSince1970.rounded(.down)))
-    if let accessTokenHash { claims += #","ath":""# + accessTokenHash + "\"" }
+    claims.append(contentsOf: #","iat":"#.utf8)
+    claims.append(contentsOf: String(Int64(issuedAt.timeIntervalSince1970.rounded(.down))).utf8)
+    if let accessTokenHash {
+      claims.append(contentsOf: #","ath":""#.utf8)
+      claims.append(contentsOf: accessTokenHash.utf8)
+      claims.append(UInt8(ascii: "\""))
+    }
     if let nonce {
-      claims += #","nonce":"#
+      claims.append(contentsOf: #","nonce":"#.utf8)
       appendJSONString(nonce, to: &claims)
     }
-    claims += "}"
-    // The JWS is assembled in one buffer: header, claims, then the signature of what precedes it.
+    claims.append(UInt8(ascii: "}"))
     var jws = [UInt8]()
-    jws.reserveCapacity(encodedHeader.utf8.count + claims.utf8.count * 4 / 3 + 92)
+    jws.reserveCapacity(encodedHeader.utf8.count + claims.count * 4 / 3 + 92)
     jws.append(contentsOf: encodedHeader.utf8)
     jws.append(UInt8(ascii: "."))
-    claims.withUTF8 { Base64URL.append($0, to: &jws) }
+    claims.withUnsafeBufferPointer { Base64URL.append($0, to: &jws) }
     let signature = try sign(jws)
     jws.append(UInt8(ascii: "."))
     signature.withUnsafeBufferPointer { Base64URL.append($0, to: &jws) }
@@ -124,11 +132,13 @@ public enum DPoPProof {
 
   /// Appends `text` as a JSON string: as it is between quotes when it has nothing to escape (the
   /// usual case: base64url, methods, URLs), through ``JSONValue`` otherwise.
-  private static func appendJSONString(_ text: String, to json: inout String) {
+  private static func appendJSONString(_ text: String, to json: inout [UInt8]) {
     if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F }) {
-      json += "\"" + text + "\""
+      json.append(UInt8(ascii: "\""))
+      json.append(contentsOf: text.utf8)
+      json.append(UInt8(ascii: "\""))
     } else {
-      json += JSONValue.string(text).serialized()
+      json.append(contentsOf: JSONValue.string(text).serialized().utf8)
     }
   }
 }

@@ -139,7 +139,7 @@
         return template?.withContext { context -> [UInt8]? in
           var length = ECDSASignatureDER.maximumLength
           guard EVP_PKEY_sign(context, der, &length, digest, 32) == 1 else { return nil }
-          return ECDSASignatureDER.rawP256(fromDER: Array(UnsafeBufferPointer(start: der, count: length)))
+          return ECDSASignatureDER.rawP256(fromDER: UnsafeBufferPointer(start: der, count: length))
         }
       }
     }
