@@ -125,7 +125,8 @@ struct LoopbackUserAgentTests {
   @Test func theBrowserGetsTheCompletionPageAlthoughTheSignInFinishesAtOnce() async throws {
     for _ in 0..<100 {
       let (responses, browserGot) = AsyncStream.makeStream(of: Result<HTTPResponse, any Error>.self)
-      let transport = URLSessionTransport(timeout: .seconds(10))
+      // Bounds for a listener that drops the page, not speed goals (a loaded CI machine passed 10 s).
+      let transport = URLSessionTransport(timeout: .seconds(60))
       let browser = BrowserLauncher { url in
         // The provider sends the browser straight back to the redirect URI, with a code and the state.
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
@@ -140,7 +141,7 @@ struct LoopbackUserAgentTests {
           }
         }
       }
-      let agent = LoopbackUserAgent(browser: browser, timeout: .seconds(10), completionPage: "Signed in")
+      let agent = LoopbackUserAgent(browser: browser, timeout: .seconds(60), completionPage: "Signed in")
       let signIn = try await agent.prepare(redirectUri: URL(string: "http://127.0.0.1:0/callback")!)
       // The "authorization URL" here is the redirect URI itself, for the fake browser to follow.
       let callback = try await signIn.authorize(

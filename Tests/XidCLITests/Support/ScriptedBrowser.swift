@@ -23,9 +23,11 @@ struct ScriptedBrowser: Sendable {
     try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
   }
 
-  /// Waits (up to 20 s) for `xid` to open a URL, and returns it.
+  /// Waits (up to 90 s: a bound for an `xid` that never opens it, not a speed goal; under a loaded
+  /// CI machine, starting `xid` and its browser script took more than 20 s) for `xid` to open a URL,
+  /// and returns it.
   func nextURL() async throws -> URL {
-    let deadline = Date().addingTimeInterval(20)
+    let deadline = Date().addingTimeInterval(90)
     while !FileManager.default.fileExists(atPath: inbox.path) {
       guard Date() < deadline else { throw XidError(.timedOut, "xid never opened the browser") }
       try await Task.sleep(for: .milliseconds(20))
