@@ -85,9 +85,9 @@ struct AccountSessionTests {
     try storage.save(key: Self.key, value: Self.record(expiresIn: 3600).encoded())
     let refresher = ScriptedRefresher()
     let session = Self.session(storage: storage, refresher: refresher)
-    #expect(session.usableAccessTokenFromMemory() == nil)
+    #expect(session.usableRecordFromMemory()?.accessToken == nil)
     #expect(try await session.validRecord(force: false).accessToken == "at-0")
-    #expect(session.usableAccessTokenFromMemory() == "at-0")
+    #expect(session.usableRecordFromMemory()?.accessToken == "at-0")
     #expect(refresher.calls == 0)
   }
 
@@ -95,11 +95,11 @@ struct AccountSessionTests {
     let storage = CountingStorage()
     try storage.inner.save(key: Self.key, value: Self.record(expiresIn: 3600).encoded())
     let session = Self.session(storage: storage, refresher: ScriptedRefresher())
-    #expect(session.usableAccessTokenFromStorage() == "at-0")
+    #expect(session.usableRecordFromStorage()?.accessToken == "at-0")
     let reads = storage.calls
-    #expect(session.usableAccessTokenFromMemory() == "at-0")
+    #expect(session.usableRecordFromMemory()?.accessToken == "at-0")
     // Once in memory, the storage path leaves it to the memory path (and the actor).
-    #expect(session.usableAccessTokenFromStorage() == nil)
+    #expect(session.usableRecordFromStorage()?.accessToken == nil)
     #expect(storage.calls == reads)
   }
 
@@ -108,7 +108,7 @@ struct AccountSessionTests {
     try storage.save(key: Self.key, value: Self.record(expiresIn: 59).encoded())
     let refresher = ScriptedRefresher()
     let session = Self.session(storage: storage, refresher: refresher)
-    #expect(session.usableAccessTokenFromStorage() == nil)
+    #expect(session.usableRecordFromStorage()?.accessToken == nil)
     #expect(refresher.calls == 0)
     #expect(try await session.validRecord(force: false).accessToken == "at-1")
     #expect(refresher.calls == 1)
@@ -124,8 +124,8 @@ struct AccountSessionTests {
       try? storage.inner.delete(key: Self.key)
       session.cached.set(nil)
     }
-    _ = session.usableAccessTokenFromStorage()
-    #expect(session.usableAccessTokenFromMemory() == nil)
+    _ = session.usableRecordFromStorage()?.accessToken
+    #expect(session.usableRecordFromMemory()?.accessToken == nil)
     await expectXidError(.signInRequired) { try await session.validRecord(force: false) }
   }
 
@@ -170,7 +170,7 @@ struct AccountSessionTests {
     let error = await expectXidError(.sessionExpired) { try await session.validRecord(force: false) }
     #expect(error?.oauthError == "invalid_grant")
     #expect(try storage.load(key: Self.key) == nil)
-    #expect(session.usableAccessTokenFromMemory() == nil)
+    #expect(session.usableRecordFromMemory()?.accessToken == nil)
   }
 
   @Test func aRefusedRefreshKeepsTheSessionWhenAnotherProcessRotatedTheToken() async throws {

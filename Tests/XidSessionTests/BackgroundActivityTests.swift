@@ -125,7 +125,7 @@ struct BackgroundActivityTests {
     // process, to be saved before its next refresh.
     #expect(try await refresh.value.accessToken == "at-late")
     #expect(try storage.load(key: Self.key) == stored)
-    #expect(session.usableAccessTokenFromMemory() == "at-late")
+    #expect(session.usableRecordFromMemory()?.accessToken == "at-late")
   }
 
   @Test func timeThatRanOutBeforeTheLockWasTakenStartsNoRefresh() async throws {

@@ -57,7 +57,7 @@ struct SaveFailureTests {
     storage.failNextSaves(100)
     // The refresh worked; its tokens are this process's, although storage refuses them for now.
     #expect(try await session.validRecord(force: false).accessToken == "at-1")
-    #expect(session.usableAccessTokenFromMemory() == "at-1")
+    #expect(session.usableRecordFromMemory()?.accessToken == "at-1")
     storage.failNextSaves(0)
     _ = try await session.validRecord(force: true)
     // The spent rt-0 was never sent again; the kept tokens reached storage first.

@@ -55,7 +55,7 @@ struct SignOutDuringRefreshTests {
     await expectXidError(.signInRequired) { try await refresh.value }
     #expect(try storage.load(key: Self.key) == nil)
     #expect(try await session.record() == nil)
-    #expect(session.usableAccessTokenFromMemory() == nil)
+    #expect(session.usableRecordFromMemory()?.accessToken == nil)
     // The refresh token the provider issued, which nobody will ever use, is revoked.
     #expect(await revoked.values == ["rt-1"])
   }

@@ -79,7 +79,7 @@ extension SessionEngine {
     return try keys.key(thumbprint: thumbprint)
   }
 
-  private static func requireBindingIfDPoP(_ record: TokenRecord, _ configuration: XidConfiguration) throws {
+  static func requireBindingIfDPoP(_ record: TokenRecord, _ configuration: XidConfiguration) throws {
     guard configuration.usesDPoP, record.dpopKeyThumbprint == nil else { return }
     throw XidError(
       .dpopKeyUnavailable,
@@ -88,46 +88,6 @@ extension SessionEngine {
   }
 
   // MARK: - Authorized requests
-
-  /// A record with a usable access token: the one in memory when it is, else a refreshed one; none
-  /// while the session lock is closed (``XidError/Code/sessionLocked``).
-  #if compiler(>=6.2)
-    nonisolated(nonsending) func usableRecord(forceRefresh: Bool) async throws -> TokenRecord {
-      try await usableRecordBody(forceRefresh: forceRefresh)
-    }
-  #else
-    nonisolated func usableRecord(forceRefresh: Bool) async throws -> TokenRecord {
-      try await usableRecordBody(forceRefresh: forceRefresh)
-    }
-  #endif
-
-  #if compiler(>=6.2)
-    private nonisolated(nonsending) func usableRecordBody(forceRefresh: Bool) async throws -> TokenRecord {
-      if !forceRefresh, presence.lockIsOpen, let record = account.cached.get(),
-        record.hasUsableAccessToken(at: configuration.clock.now, leeway: account.expiryLeeway)
-      {
-        try Self.requireBindingIfDPoP(record, configuration)
-        return record
-      }
-      try await requireOpenLock(for: "an access token")
-      let record = try await account.validRecord(force: forceRefresh)
-      try Self.requireBindingIfDPoP(record, configuration)
-      return record
-    }
-  #else
-    private nonisolated func usableRecordBody(forceRefresh: Bool) async throws -> TokenRecord {
-      if !forceRefresh, presence.lockIsOpen, let record = account.cached.get(),
-        record.hasUsableAccessToken(at: configuration.clock.now, leeway: account.expiryLeeway)
-      {
-        try Self.requireBindingIfDPoP(record, configuration)
-        return record
-      }
-      try await requireOpenLock(for: "an access token")
-      let record = try await account.validRecord(force: forceRefresh)
-      try Self.requireBindingIfDPoP(record, configuration)
-      return record
-    }
-  #endif
 
   /// Sends `request` with the session's token: at most three times, the first try, one retry with a
   /// server's new DPoP nonce and one retry after a refresh.

@@ -67,27 +67,24 @@ actor AccountSession {
     self.revoker = revoker
   }
 
-  /// The access token if the in-memory record has one that is still usable: no actor hop, no I/O.
-  nonisolated func usableAccessTokenFromMemory() -> String? {
-    guard let record = cached.get(), record.hasUsableAccessToken(at: now(), leeway: expiryLeeway) else {
-      return nil
-    }
-    return record.accessToken
+  /// The in-memory record when its access token is still usable: no actor hop, no I/O.
+  nonisolated func usableRecordFromMemory() -> TokenRecord? {
+    guard let record = cached.get(), record.hasUsableAccessToken(at: now(), leeway: expiryLeeway) else { return nil }
+    return record
   }
 
-  /// The access token of the stored record when nothing is in memory yet and the stored token is
-  /// still usable: read on the caller's executor, with no actor hop, for a process's first token (an
-  /// extension that starts only to read it, for example). The record is kept in memory unless the
-  /// actor changed that meanwhile.
+  /// The stored record when nothing is in memory yet and its access token is still usable: read on
+  /// the caller's executor, with no actor hop, for a process's first token (an extension that starts
+  /// only to read it, for example). The record is kept in memory unless the actor changed that
+  /// meanwhile.
   ///
   /// Returns `nil` whenever the actor has to decide: a record in memory, no record, an unusable
   /// token, or a storage error (which ``validRecord(force:)`` then reports).
-  nonisolated func usableAccessTokenFromStorage() -> String? {
+  nonisolated func usableRecordFromStorage() -> TokenRecord? {
     let snapshot = cached.snapshot()
     guard snapshot.record == nil, let record = try? records.read().record else { return nil }
     cached.fill(record, ifUnchangedSince: snapshot.generation)
-    guard record.hasUsableAccessToken(at: now(), leeway: expiryLeeway) else { return nil }
-    return record.accessToken
+    return record.hasUsableAccessToken(at: now(), leeway: expiryLeeway) ? record : nil
   }
 
   /// The stored record, read once per process and then kept in memory; `nil` when signed out (read

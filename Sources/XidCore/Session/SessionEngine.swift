@@ -269,27 +269,44 @@ public actor SessionEngine {
   ///   again), or ``XidError/Code/networkFailure`` and ``XidError/Code/storageLocked`` (try later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func accessToken(forceRefresh: Bool = false) async throws -> String {
-      if configuration.usesDPoP { return try await usableRecord(forceRefresh: forceRefresh).accessToken }
-      if !forceRefresh, presence.lockIsOpen,
-        let token = account.usableAccessTokenFromMemory() ?? account.usableAccessTokenFromStorage()
-      {
-        return token
-      }
-      try await requireOpenLock(for: "an access token")
-      return try await account.validRecord(force: forceRefresh).accessToken
+      try await usableRecord(forceRefresh: forceRefresh).accessToken
     }
   #else
     public nonisolated func accessToken(forceRefresh: Bool = false) async throws -> String {
-      if configuration.usesDPoP { return try await usableRecord(forceRefresh: forceRefresh).accessToken }
-      if !forceRefresh, presence.lockIsOpen,
-        let token = account.usableAccessTokenFromMemory() ?? account.usableAccessTokenFromStorage()
-      {
-        return token
-      }
-      try await requireOpenLock(for: "an access token")
-      return try await account.validRecord(force: forceRefresh).accessToken
+      try await usableRecord(forceRefresh: forceRefresh).accessToken
     }
   #endif
+
+  /// A record with a usable access token: the one in memory, or the stored one when this process has
+  /// none in memory yet, when its token is usable (on the caller's executor: no actor hop, no
+  /// thread); else the account actor's, refreshed when needed. None while the session lock is closed
+  /// (``XidError/Code/sessionLocked``); a DPoP configuration's record must be bound to a key.
+  #if compiler(>=6.2)
+    nonisolated(nonsending) func usableRecord(forceRefresh: Bool) async throws -> TokenRecord {
+      if let record = try usableRecordWithoutTheActor(forceRefresh: forceRefresh) { return record }
+      return try await validRecordFromTheActor(forceRefresh: forceRefresh)
+    }
+  #else
+    nonisolated func usableRecord(forceRefresh: Bool) async throws -> TokenRecord {
+      if let record = try usableRecordWithoutTheActor(forceRefresh: forceRefresh) { return record }
+      return try await validRecordFromTheActor(forceRefresh: forceRefresh)
+    }
+  #endif
+
+  private nonisolated func usableRecordWithoutTheActor(forceRefresh: Bool) throws -> TokenRecord? {
+    guard !forceRefresh, presence.lockIsOpen,
+      let record = account.usableRecordFromMemory() ?? account.usableRecordFromStorage()
+    else { return nil }
+    try Self.requireBindingIfDPoP(record, configuration)
+    return record
+  }
+
+  private nonisolated func validRecordFromTheActor(forceRefresh: Bool) async throws -> TokenRecord {
+    try await requireOpenLock(for: "an access token")
+    let record = try await account.validRecord(force: forceRefresh)
+    try Self.requireBindingIfDPoP(record, configuration)
+    return record
+  }
 
   /// Sends `request` with the access token attached: `Authorization: Bearer …`, or for a DPoP-bound
   /// session `Authorization: DPoP …` with a `DPoP` proof (with `ath`, and the server's latest nonce).
