@@ -161,4 +161,29 @@ struct URLSessionTransportTests {
       #expect(await cookies.values == ["none", "none"])
     }
   }
+
+  @Test func aFinishedRequestAndItsBodyAreReleasedWithoutWaitingForTheTimeout() async throws {
+    // The body's storage tells when the last copy of the request goes: Data(bytesNoCopy:) calls its
+    // deallocator then. The transport's timeout (10 minutes) is far past the wait below.
+    let released = LockedValue(false)
+    try await withServer { server in
+      let transport = URLSessionTransport(timeout: .seconds(600))
+      do {
+        let count = 1024
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 1)
+        bytes.initializeMemory(as: UInt8.self, repeating: UInt8(ascii: "a"), count: count)
+        let body = Data(
+          bytesNoCopy: bytes, count: count,
+          deallocator: .custom { pointer, _ in
+            pointer.deallocate()
+            released.set(true)
+          })
+        let response = try await transport.send(HTTPRequest(method: "POST", url: server.baseURL, body: body))
+        #expect(response.status == 200)
+      }
+      for _ in 0..<1_000 where !released.get() { try await Task.sleep(for: .milliseconds(10)) }
+      #expect(released.get(), "the request was still held 10 s after its response arrived")
+      withExtendedLifetime(transport) {}
+    }
+  }
 }
