@@ -111,7 +111,10 @@ final class URLSessionTransportSession: @unchecked Sendable {
         task.resume()
         if Task.isCancelled { delegate.fail(task, with: .networkFailure(host: host, "the request was cancelled")) }
         // URLSession's own timeouts count idle time on some platforms; this bounds the whole exchange.
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [delegate] in
+        // The timer holds the task weakly: a finished task (its request, body and curl handle) is freed
+        // when the session lets go of it, not `timeout` later.
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [delegate, weak task] in
+          guard let task else { return }
           delegate.fail(
             task, with: .networkFailure(host: host, "no complete response within \(timeout.timeInterval) s"))
         }
