@@ -134,7 +134,7 @@ struct DPoPClientTests {
 
   @Test func theCodeExchangeCarriesAProofAndTheTokensMustBeBound() async throws {
     let provider = try FakeProvider()
-    provider.on("/token") { _ in try Self.dpopTokenResponse(provider) }
+    provider.on("/token") { provider, _ in try Self.dpopTokenResponse(provider) }
     let client = try Self.client(provider)
     let key = try DPoPProofTests.key()
     let request = try await client.makeAuthorizationRequest(dpopKey: key)
@@ -180,7 +180,7 @@ struct DPoPClientTests {
 
   @Test func aDPoPAnswerToARequestWithoutAProofIsRefused() async throws {
     let provider = try FakeProvider()
-    provider.on("/token") { _ in try Self.dpopTokenResponse(provider) }
+    provider.on("/token") { provider, _ in try Self.dpopTokenResponse(provider) }
     await expectXidError(.invalidTokenResponse) {
       let client = try provider.client()
       let (redirect, pending) = try await provider.authorize(client)
@@ -191,7 +191,7 @@ struct DPoPClientTests {
   @Test func theTokenEndpointsNonceIsUsedInOneRetry() async throws {
     let provider = try FakeProvider()
     let calls = LockedValue(0)
-    provider.on("/token") { request in
+    provider.on("/token") { provider, request in
       let nonce = try JSONValue(parsing: CompactJWS(parsing: request.headers["DPoP"] ?? "").payload)["nonce"]
       calls.update { $0 += 1 }
       guard nonce == "server-nonce-1" else {

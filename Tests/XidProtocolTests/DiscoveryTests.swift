@@ -104,7 +104,7 @@ struct DiscoveryTests {
   @Test func failedDiscoveryIsNotCached() async throws {
     let provider = try FakeProvider()
     let failing = LockedValue(true)
-    provider.on("/.well-known/openid-configuration") { _ in
+    provider.on("/.well-known/openid-configuration") { provider, _ in
       failing.get() ? HTTPResponse(status: 500) : .json(provider.metadata)
     }
     let client = try provider.client()

@@ -194,7 +194,7 @@ struct JWKSCacheTests {
     let rotated = try JWSSigningKey.generate(for: .es256, keyID: "key-2")
     provider.publishedKeys.update { $0 = [rotated.publicJWK] }
     provider.clock.advance(by: .seconds(120))
-    provider.on("/token") { _ in
+    provider.on("/token") { provider, _ in
       let claims = provider.idTokenClaims(nonce: provider.lastNonce.get())
       return .json([
         "access_token": "at", "token_type": "Bearer", "id_token": .string(try rotated.sign(claims: claims)),

@@ -23,7 +23,7 @@ struct RefreshTests {
   @Test func refreshSendsTheRefreshTokenAndClientID() async throws {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
-    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: nil) }
+    provider.on("/token") { provider, _ in try Self.refreshResponse(provider, idTokenChanges: nil) }
     let result = try await client.refresh(
       refreshToken: "refresh-token-1", originalIDToken: original, scopes: ["openid"])
     let request = try #require(provider.transport.requests(to: "/token").last)
@@ -42,7 +42,7 @@ struct RefreshTests {
     let (client, original) = try await Self.signedIn(provider)
     provider.clock.advance(by: .seconds(1800))
     let authTime = try #require(original.claims["auth_time"])
-    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["auth_time": authTime]) }
+    provider.on("/token") { provider, _ in try Self.refreshResponse(provider, idTokenChanges: ["auth_time": authTime]) }
     let result = try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     #expect(result.idToken?.subject == "alice")
     #expect(result.idToken?.claims.nonce == nil)
@@ -51,7 +51,7 @@ struct RefreshTests {
   @Test func refreshedIDTokenWithAnotherSubjectIsRefused() async throws {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
-    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["sub": "mallory"]) }
+    provider.on("/token") { provider, _ in try Self.refreshResponse(provider, idTokenChanges: ["sub": "mallory"]) }
     await expectXidError(.invalidIDToken) {
       try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     }
@@ -60,7 +60,9 @@ struct RefreshTests {
   @Test func refreshedIDTokenWithAnotherIssuerIsRefused() async throws {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
-    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["iss": "https://other.example"]) }
+    provider.on("/token") { provider, _ in
+      try Self.refreshResponse(provider, idTokenChanges: ["iss": "https://other.example"])
+    }
     await expectXidError(.invalidIDToken) {
       try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     }
@@ -69,7 +71,9 @@ struct RefreshTests {
   @Test func refreshedIDTokenWithAForeignNonceIsRefused() async throws {
     let provider = try FakeProvider()
     let (client, original) = try await Self.signedIn(provider)
-    provider.on("/token") { _ in try Self.refreshResponse(provider, idTokenChanges: ["nonce": "not-the-original"]) }
+    provider.on("/token") { provider, _ in
+      try Self.refreshResponse(provider, idTokenChanges: ["nonce": "not-the-original"])
+    }
     await expectXidError(.invalidIDToken) {
       try await client.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     }

@@ -9,6 +9,14 @@ struct TokenEndpointTests {
   static func exchange(_ provider: FakeProvider, _ response: @escaping FakeProvider.Handler) async throws
     -> AuthenticationResult
   {
+    try await exchange(provider) { _, request in try response(request) }
+  }
+
+  /// Signs in up to the token request, with the token endpoint answering `response`, which gets the
+  /// provider (a handler that captured it would keep it alive after the test).
+  static func exchange(_ provider: FakeProvider, _ response: @escaping FakeProvider.ProviderHandler) async throws
+    -> AuthenticationResult
+  {
     provider.on("/token", response)
     let client = try provider.client()
     let (redirect, pending) = try await provider.authorize(client)
@@ -70,11 +78,11 @@ struct TokenEndpointTests {
   func aDPoPBoundTokenIsRefusedWhileDPoPIsNotEnabled(type: String) async throws {
     let provider = try FakeProvider()
     let signIn = await expectXidError(.invalidTokenResponse) {
-      try await Self.exchange(provider) { _ in try Self.withTokenType(type, provider.tokenResponse()) }
+      try await Self.exchange(provider) { provider, _ in try Self.withTokenType(type, provider.tokenResponse()) }
     }
     #expect(signIn?.reason.contains("DPoP is not enabled for this client") == true, "\(String(describing: signIn))")
 
-    provider.on("/token") { _ in try provider.tokenResponse() }
+    provider.on("/token") { provider, _ in try provider.tokenResponse() }
     let (client, original) = try await RefreshTests.signedIn(provider)
     provider.on("/token") { _ in
       try Self.withTokenType(type, .json(["access_token": "access-token-2", "token_type": "Bearer", "expires_in": 60]))
@@ -227,7 +235,7 @@ struct TokenEndpointTests {
 
   @Test func successBodyWithoutContentTypeIsAcceptedWhenItIsJSON() async throws {
     let provider = try FakeProvider()
-    let result = try await Self.exchange(provider) { _ in
+    let result = try await Self.exchange(provider) { provider, _ in
       var response = try provider.tokenResponse()
       response.headers["Content-Type"] = nil
       return response
@@ -238,7 +246,7 @@ struct TokenEndpointTests {
   @Test func tokenResponseWithoutIDTokenIsRefusedAfterSignIn() async throws {
     let provider = try FakeProvider()
     await expectXidError(.invalidTokenResponse) {
-      try await Self.exchange(provider) { _ in try provider.tokenResponse(idToken: false) }
+      try await Self.exchange(provider) { provider, _ in try provider.tokenResponse(idToken: false) }
     }
   }
 

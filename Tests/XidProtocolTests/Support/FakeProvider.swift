@@ -5,12 +5,19 @@ import XidTesting
 
 /// A scripted OpenID provider at `https://op.example`: discovery, keys, token, PAR, UserInfo,
 /// revocation and device endpoints, each replaceable by a test.
+///
+/// Nothing the provider holds refers back to it strongly: its transport reaches it through a weak
+/// reference, and a handler that needs the provider gets it as an argument (`on(_:_:)` with a `ProviderHandler`)
+/// rather than capturing it. Otherwise provider → handler → provider is a cycle, and every test's
+/// provider, keys and requests outlive the test (LeakSanitizer reports them at exit).
 final class FakeProvider: Sendable {
   static let issuer = "https://op.example"
   static let clientId = "client-1"
   static let redirectUri = URL(string: "com.example.app:/callback")!
 
   typealias Handler = @Sendable (HTTPRequest) throws -> HTTPResponse
+  /// A handler that answers with the provider's help: it gets the provider instead of capturing it.
+  typealias ProviderHandler = @Sendable (FakeProvider, HTTPRequest) throws -> HTTPResponse
 
   let signer: JWSSigningKey
   let clock: TestClock
@@ -19,7 +26,7 @@ final class FakeProvider: Sendable {
   /// The keys the JWK Set endpoint publishes.
   let publishedKeys: LockedValue<[JWK]>
   /// Handlers by path, replacing the defaults.
-  let handlers = LockedValue<[String: Handler]>([:])
+  let handlers = LockedValue<[String: ProviderHandler]>([:])
   /// Claims added to (or, with `.null`, removed from) every ID token the token endpoint issues.
   let idTokenChanges = LockedValue<[String: JSONValue]>([:])
   /// The nonce of the last authorization request seen (plain or pushed).
@@ -33,12 +40,12 @@ final class FakeProvider: Sendable {
     self.signer = signer
     self.clock = clock
     self.publishedKeys = LockedValue([signer.publicJWK])
-    let box = LockedValue<FakeProvider?>(nil)
+    let box = LockedValue(WeakProvider())
     transport = ScriptedTransport { request in
-      guard let provider = box.get() else { return HTTPResponse(status: 500) }
+      guard let provider = box.get().provider else { return HTTPResponse(status: 500) }
       return try provider.handle(request)
     }
-    box.update { $0 = self }
+    box.set(WeakProvider(self))
   }
 
   var metadata: JSONValue {
@@ -71,7 +78,12 @@ final class FakeProvider: Sendable {
     return try OpenIDClient(configuration: configuration, transport: transport, clock: clock)
   }
 
-  func on(_ path: String, _ handler: @escaping Handler) { handlers.update { $0[path] = handler } }
+  func on(_ path: String, _ handler: @escaping Handler) {
+    handlers.update { $0[path] = { _, request in try handler(request) } }
+  }
+
+  /// Answers requests to `path` with `handler`, which gets this provider as its first argument.
+  func on(_ path: String, _ handler: @escaping ProviderHandler) { handlers.update { $0[path] = handler } }
 
   /// ID token claims as the provider would issue them now, with `changes` applied.
   func idTokenClaims(nonce: String?, accessToken: String? = nil, _ changes: [String: JSONValue] = [:]) -> [String:
@@ -110,7 +122,7 @@ final class FakeProvider: Sendable {
   }
 
   private func handle(_ request: HTTPRequest) throws -> HTTPResponse {
-    if let handler = handlers.get()[request.url.path] { return try handler(request) }
+    if let handler = handlers.get()[request.url.path] { return try handler(self, request) }
     switch request.url.path {
     case "/.well-known/openid-configuration": return .json(metadata)
     case "/jwks": return .json(["keys": .array(publishedKeys.get().map { .object($0.members) })])
@@ -134,4 +146,12 @@ final class FakeProvider: Sendable {
       [("code", code), ("state", request.pending.state)] + extra)
     return (redirect, request.pending)
   }
+}
+
+/// The transport's way to the provider that owns it: weak, so that the provider → transport →
+/// provider loop does not keep either alive.
+private struct WeakProvider: @unchecked Sendable {
+  // Only read (the weak load is atomic) once made; made before the provider is shared.
+  weak var provider: FakeProvider?
+  init(_ provider: FakeProvider? = nil) { self.provider = provider }
 }
