@@ -121,7 +121,7 @@ let package = Package(
     .testTarget(
       name: "XidConformanceTests", dependencies: ["XidCore", "XidURLSession", "XidTesting", "XidTestSupport"]),
     // Depends on XidTool so that SwiftPM builds the `xid` binary the tests run.
-    .testTarget(name: "XidCLITests", dependencies: ["XidCLI", "XidTesting", "XidTool"]),
+    .testTarget(name: "XidCLITests", dependencies: ["XidCLI", "XidTesting", "XidTool", "XidTestSupport"]),
     // Against a real provider (glewlwyd, scripts/interop); every test is skipped when none is running.
     .testTarget(name: "XidInteropTests", dependencies: ["Xid", "XidRefreshWorker", "XidTestSupport"]),
   ],

@@ -26,6 +26,10 @@ public struct BrowserLauncher: Sendable {
         process.arguments = words
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
+        // swift-corelibs-foundation's Process holds itself (through its run loop source) until
+        // `waitUntilExit()` has run; without this, every browser launched leaks its Process. The
+        // browser has exited when this runs, so it returns at once.
+        process.terminationHandler = { $0.waitUntilExit() }
         do {
           try process.run()
         } catch {

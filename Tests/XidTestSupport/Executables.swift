@@ -55,7 +55,12 @@ public func builtExecutable(named name: String) -> URL {
     process.standardOutput = out
     process.standardError = err
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      // waitUntilExit() (at once: the process has exited) lets go of the Process, which
+      // swift-corelibs-foundation otherwise keeps alive through its run loop source forever.
+      process.terminationHandler = {
+        $0.waitUntilExit()
+        continuation.resume(returning: $0.terminationStatus)
+      }
       do {
         try process.run()
       } catch {
@@ -64,7 +69,6 @@ public func builtExecutable(named name: String) -> URL {
       }
     }
     return ProcessRun(
-      status: status, standardOutput: try String(contentsOf: outURL, encoding: .utf8),
-      standardError: try String(contentsOf: errURL, encoding: .utf8))
+      status: status, standardOutput: try textFile(at: outURL), standardError: try textFile(at: errURL))
   }
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import XidTestSupport
 
 /// The `xid` executable SwiftPM built next to the test bundle (the test target depends on it), run
 /// with an environment of the test's making: its own HOME and state directory, no BROWSER, no XID_*.
@@ -52,13 +53,21 @@ struct XidBinary: Sendable {
     var description: String { "the xid binary was not built; looked at \(candidates.joined(separator: ", "))" }
   }
 
-  /// The environment of every run: PATH, and this test's HOME and state directory.
+  /// The environment of every run: PATH, this test's HOME and state directory, and the sanitizers'
+  /// options of the test process, if any (scripts/sanitizers.sh: the `xid` under test is built with
+  /// the same sanitizer, and its suppressions apply to it too).
   var environment: [String: String] {
-    [
+    let inherited = ProcessInfo.processInfo.environment.filter { Self.inheritedVariables.contains($0.key) }
+    return inherited.merging([
       "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": home.path,
       "XID_STATE_DIR": stateDirectory.path, "LANG": "C.UTF-8",
-    ]
+    ]) { $1 }
   }
+
+  /// The variables passed on from the test process: the sanitizers' options.
+  static let inheritedVariables: Set<String> = [
+    "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS", "SWIFT_BACKTRACE",
+  ]
 
   /// Runs `xid` with `arguments` and `extraEnvironment`, and waits for it to exit; its output goes to
   /// files named after `label`.
@@ -86,7 +95,12 @@ struct XidBinary: Sendable {
     process.standardError = err
     process.currentDirectoryURL = home
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-      process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+      // waitUntilExit() (at once: the process has exited) lets go of the Process, which
+      // swift-corelibs-foundation otherwise keeps alive through its run loop source forever.
+      process.terminationHandler = {
+        $0.waitUntilExit()
+        continuation.resume(returning: $0.terminationStatus)
+      }
       do {
         try process.run()
       } catch {
@@ -95,14 +109,13 @@ struct XidBinary: Sendable {
       }
     }
     return Run(
-      arguments: arguments, exitCode: status, stdout: try String(contentsOf: outURL, encoding: .utf8),
-      stderr: try String(contentsOf: errURL, encoding: .utf8))
+      arguments: arguments, exitCode: status, stdout: try textFile(at: outURL), stderr: try textFile(at: errURL))
   }
 
   /// What the run labelled `label` has written to standard error so far, for tests that read what a
   /// running `xid` shows (a device code).
   func standardErrorSoFar(label: String) -> String {
-    (try? String(contentsOf: home.appendingPathComponent("run-\(label).err"), encoding: .utf8)) ?? ""
+    (try? textFile(at: home.appendingPathComponent("run-\(label).err"))) ?? ""
   }
 
   /// Every token in the state directory's token records.

@@ -38,6 +38,9 @@ final class WorkerFleet: @unchecked Sendable {
       "XID_WORKER_STORAGE": "keychain:" + world.container.path, "XID_WORKER_CLOCK": "control", "XID_WORKER_LOG": "1",
       "XID_WORKER_FIRST_ROUND": String(firstRound),
     ]) { $1 }
+    // waitUntilExit() (at once: the worker has exited) lets go of the Process, which
+    // swift-corelibs-foundation otherwise keeps alive through its run loop source forever.
+    process.terminationHandler = { $0.waitUntilExit() }
     try process.run()
     processes[index] = process
   }
