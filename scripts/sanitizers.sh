@@ -10,8 +10,9 @@
 #   after --, arguments for swift test, for example: -- --filter XidSessionTests
 #
 # Suppressions, each explained in its file: scripts/sanitizers/tsan.supp (Foundation, Dispatch,
-# XCTest) and scripts/sanitizers/lsan.supp (leaks in the toolchain's runtimes, never in Xid). A report
-# in Xid's own code is never suppressed: fix it, with a test that fails first.
+# XCTest) and scripts/sanitizers/lsan.supp (leaks in the toolchain's libraries, and Swift's weak
+# reference side tables, which LeakSanitizer cannot see referenced; never a block Xid allocates). A
+# report in Xid's own code is never suppressed: fix it, with a test that fails first.
 #
 # Exit status: 0 when the tests passed and no sanitizer reported anything; 1 otherwise. The summary
 # gives the build and test time and the number of reports per sanitizer; the logs are in
