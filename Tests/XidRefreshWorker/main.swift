@@ -77,7 +77,7 @@ struct FileLogger: XidLogger {
   func log(_ level: XidLogLevel, category: String, _ message: String) {
     let line = Data("[\(category)] \(level): \(message)\n".utf8)
     guard let handle = FileHandle(forWritingAtPath: path) else {
-      FileManager.default.createFile(atPath: path, contents: line)
+      _ = FileManager.default.createFile(atPath: path, contents: line)
       return
     }
     handle.seekToEndOfFile()
