@@ -133,11 +133,6 @@ for target in "${targets[@]}"; do
     new="$scratch/$target"
     export SWIFT_DETERMINISTIC_HASHING=1 XID_FUZZ_DETERMINISTIC=1
   else
-    # AddressSanitizer records each allocation's stack, 30 frames by default: in the targets that
-    # allocate most (the redirect's URL parsing) that bookkeeping was about 40% of the time. A long
-    # run keeps 5 frames (an error's own stack stays whole; replay a find for the full allocation
-    # stack). Any ASAN_OPTIONS of the caller win.
-    export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=5}"
     flags+=(-max_total_time="$seconds" -use_value_profile=1)
     [[ -n $runs ]] && flags+=(-runs="$runs")
     new="$work/corpus/$target"
