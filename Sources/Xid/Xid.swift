@@ -191,7 +191,8 @@ public final class Xid: Sendable {
   /// - Throws: ``XidError/Code/signInRequired``, ``XidError/Code/sessionExpired`` (sign the user in
   ///   again), or ``XidError/Code/networkFailure`` and ``XidError/Code/storageLocked`` (try later).
   ///
-  /// With a valid token in memory it returns without leaving the caller's actor (Swift 6.2 and later).
+  /// With a valid token in memory, or in storage when this process has not read it yet (an
+  /// extension's first call), it returns without leaving the caller's actor (Swift 6.2 and later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
       try await engine().accessToken(forceRefresh: forceRefresh)
