@@ -86,7 +86,7 @@ struct XidFacadeTests {
     await expectXidError(.notConfigured) { try await xid.getSession() }
   }
 
-  @Test func offlineAccessIsRejectedUntilDPoPExists() throws {
+  @Test func offlineAccessIsRejectedWithoutDPoP() throws {
     let provider = try TestProvider()
     var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
     configuration.scopes = ["openid", "offline_access"]

@@ -10,6 +10,7 @@ public struct ExampleRootView: View {
   /// Creates the view.
   public init() {}
 
+  /// The screen for the account's state: sign-in, locked, profile or unavailable.
   public var body: some View {
     NavigationStack {
       content

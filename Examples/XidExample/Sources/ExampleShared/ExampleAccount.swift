@@ -6,7 +6,7 @@ import Xid
 /// an App Group container, so that any of them can refresh without signing the others out.
 ///
 /// Call ``configure()`` at the start of every process, before anything else uses `Xid.shared`: the
-/// app's `init()`, an intent's `perform()`, the widget's timeline provider.
+/// app's start (`AccountModel.start()`), an intent's `perform()`, the widget's timeline provider.
 public enum ExampleAccount {
   /// The demo provider's public client (`TestClient.example` in XidTesting).
   public static let clientId = "xid-example"

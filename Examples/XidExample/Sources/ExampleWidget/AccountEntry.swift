@@ -23,6 +23,7 @@ public struct AccountEntry: TimelineEntry, Sendable {
     case unavailable(String)
   }
 
+  /// When WidgetKit shows this entry.
   public let date: Date
   /// What the session allows now.
   public let status: Status

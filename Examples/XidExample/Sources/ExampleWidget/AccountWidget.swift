@@ -10,6 +10,7 @@ public struct AccountWidget: Widget {
   /// Creates the widget.
   public init() {}
 
+  /// One static configuration, fed by ``AccountTimelineProvider``.
   public var body: some WidgetConfiguration {
     StaticConfiguration(kind: Self.kind, provider: AccountTimelineProvider()) { entry in
       AccountWidgetView(entry: entry)
