@@ -195,6 +195,10 @@ struct FaultMatrixTests {
       await world.provider.injectFault(try #require(fault.tokenEndpointFault), at: .token)
     case .storageWriteFails:
       try world.backend.failNextWrites(1)
+    case .storageWritesFailBeyondRetry:
+      // The refreshing process's save, its first retry and two more fail: the rotated tokens exist
+      // only in that process's memory while storage holds the refresh token the provider spent.
+      try world.backend.failNextWrites(MatrixFault.writesFailingBeyondRetry)
     case .lockedStorage:
       try world.backend.lock()
     default:

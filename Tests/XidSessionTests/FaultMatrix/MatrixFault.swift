@@ -13,6 +13,7 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case oversizedBody
   case killedLockHolder
   case storageWriteFails
+  case storageWritesFailBeyondRetry
   case lockedStorage
   case signOutSameProcess
   case signOutOtherProcess
@@ -31,6 +32,7 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case .oversizedBody: "an oversized body"
     case .killedLockHolder: "kill -9 of a process holding the refresh lock"
     case .storageWriteFails: "a storage write that fails mid-refresh"
+    case .storageWritesFailBeyondRetry: "storage writes that fail mid-refresh for longer than the first retry"
     case .lockedStorage: "locked storage (errSecInteractionNotAllowed)"
     case .signOutSameProcess: "a sign-out during a refresh, from the same process"
     case .signOutOtherProcess: "a sign-out during a refresh, from another process"
@@ -49,7 +51,7 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case .oversizedBody: .oversizeBody
     case .killedLockHolder: .stall(.milliseconds(1500))
     case .signOutSameProcess, .signOutOtherProcess, .newSignIn: .delay(.milliseconds(300))
-    case .storageWriteFails, .lockedStorage: nil
+    case .storageWriteFails, .storageWritesFailBeyondRetry, .lockedStorage: nil
     }
   }
 
@@ -60,7 +62,7 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     // the spent token, and the provider's reuse detection revokes the grant (invalid_grant).
     case .lostResponseAfterRotation, .truncatedBody, .oversizedBody: .endedByProvider
     case .serverError, .htmlErrorPage, .timeout, .lockedStorage: .keptAfterTransientFailure
-    case .killedLockHolder, .storageWriteFails: .keptWithoutError
+    case .killedLockHolder, .storageWriteFails, .storageWritesFailBeyondRetry: .keptWithoutError
     case .signOutSameProcess, .signOutOtherProcess: .signedOut
     case .newSignIn: .newSignInKept
     }
@@ -93,4 +95,10 @@ enum MatrixOutcome: String, Sendable, Codable {
     case .unexpected: "Unexpected"
     }
   }
+}
+
+extension MatrixFault {
+  /// How many storage writes fail in ``storageWritesFailBeyondRetry``: more than a save and its first
+  /// retry.
+  static let writesFailingBeyondRetry = 4
 }
