@@ -21,9 +21,11 @@ OUTCOMES = [
 
 EXPLANATIONS = {
     "keptWithoutError": "The fault never reached the app: a lock left by a killed process is released by the "
-    "system, and a failed write is tried again.",
+    "system, and a failed write is tried again, the refreshing process holding the lock until its tokens are "
+    "saved, so that no other process reads the spent refresh token meanwhile.",
     "keptAfterTransientFailure": "The callers of the process that met the fault got an error worth retrying "
-    "(the user is still signed in); another process, or the next expiry, refreshed.",
+    "(the user is still signed in), and so may the processes that waited for its lock meanwhile "
+    "(`lockTimeout`); another process, or the next expiry, refreshed.",
     "newSignInKept": "The refresh that started before the sign-in saved nothing over it; the refresh token it "
     "dropped was revoked.",
     "signedOut": "The refresh under way saved nothing after the sign-out, in this process or another, and no "
@@ -47,6 +49,38 @@ CHECKS = [
     ("noSecretInLogsOrErrors", "No token in a log line or an error",
      "no token, code or verifier the provider issued or received appears in any process's log or error"),
 ]
+
+TIMEOUTS_AND_WRITES = """## Timeouts, and storage that refuses writes
+
+**A timeout is a request left unanswered.** In the timeout case the provider takes the refresh request,
+moves its clock on by a minute and holds the request without answering; the client gives up because its
+own timeout fires. Xid measures `XidConfiguration.requestTimeout` (30 seconds by default) on the
+configured `XidClock`, for every request to the provider, so the test's clock fires it at once; in the 8
+processes the test moves every worker's clock by the same minute. The refreshing process holds the
+account's lock while it waits for the answer, so the processes queued for that lock give up after
+`refreshLockTimeout` (10 seconds by default, also measured on the clock) with `lockTimeout`. Both errors
+keep the session and the record: the provider never handled the request, so the refresh token was not
+spent, and the next refresh uses it.
+
+**A refresh whose save fails keeps the lock until it is saved.** Once the provider has answered a refresh,
+it has spent the stored refresh token: the new tokens exist only in the refreshing process's memory.
+Were it to release the lock then, another process would read the spent token from storage, send it, and
+the provider's reuse detection would end the session. So the refreshing process keeps the lock and
+tries the save again, after pauses of 50 ms doubling to at most a second on the configured clock, up to
+8 writes within 5 seconds (under the default lock timeout, so the processes waiting get the saved
+tokens), and stops early when the system ends its background time. The case "storage writes that fail
+mid-refresh for longer than the first retry" fails the save, its first retry and two more, in one process
+and across 8.
+
+**What is left.** If storage refuses writes for longer than that, or the background time runs out first,
+the refreshing process keeps the new tokens in memory, logs an error, tries the save again at each use of
+the session (at most once a second, without making the caller wait) and before any further refresh. Until
+one of those saves succeeds, storage still holds the spent refresh token, and the risk is real: another
+process whose access token has expired (or which starts cold) takes the lock, sends the spent token, and
+with reuse detection the provider ends the session for every process (`sessionExpired`; the user signs in
+again; nothing corrupt is left). The same happens if the process holding the unsaved tokens is killed
+before it saves them. Xid cannot avoid this without a place to write: it narrows the window to a storage
+failure that outlasts 5 seconds and the background time."""
 
 
 def load(directory):
@@ -94,7 +128,7 @@ def main():
             faults.append((fault, case["title"]))
     order = [
         "lostResponseAfterRotation", "serverError", "htmlErrorPage", "timeout", "truncatedBody", "oversizedBody",
-        "killedLockHolder", "storageWriteFails", "lockedStorage", "signOutSameProcess", "signOutOtherProcess",
+        "killedLockHolder", "storageWriteFails", "storageWritesFailBeyondRetry", "lockedStorage", "signOutSameProcess", "signOutOtherProcess",
         "newSignIn",
     ]
     faults.sort(key=lambda item: order.index(item[0]) if item[0] in order else len(order))
@@ -111,7 +145,7 @@ def main():
           "presented again revokes the whole grant), and on the keychain path: `KeychainTokenStorage` whose items "
           "every process shares, with the refresh lock in an App Group folder and real `flock` locks. A case is "
           "two expiry rounds: the round with the fault, then the next expiry. Time is the test's own clock, so no "
-          "case waits for a token to expire." % "40")
+          "case waits for a token to expire, and a timeout fires when the test moves the clock." % "40")
     write("")
     write("%d cases, %d passed every check." % (len(cases), sum(1 for case in cases if passed(case))))
     write("")
@@ -158,6 +192,8 @@ def main():
         applicable = [case for case in cases if case["checks"].get(key) is not None]
         good = [case for case in applicable if case["checks"][key]]
         write("| %s | %s | %d of %d cases |" % (title, meaning, len(good), len(applicable)))
+    write("")
+    write(TIMEOUTS_AND_WRITES)
     write("")
     # The last section is written by hand (issue 13's fuzzing and sanitizer results): kept as the
     # current docs/reliability.md has it.

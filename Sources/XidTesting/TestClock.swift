@@ -23,10 +23,20 @@ import XidCore
 /// from any task. Reads and writes are synchronous (a lock guards one `Date`, never across a
 /// suspension), so synchronous validation code can read it too.
 public final class TestClock: Sendable {
-  private let state: LockedValue<(now: Date, sleeps: [Duration])>
+  private struct State {
+    var now: Date
+    var sleeps: [Duration] = []
+    /// Timeouts waiting in ``sleep(until:)``, by number.
+    var deadlines: [UInt64: (deadline: Date, continuation: CheckedContinuation<Void, any Error>)] = [:]
+    /// Waits cancelled before they were registered.
+    var cancelled: Set<UInt64> = []
+    var nextWait: UInt64 = 0
+  }
+
+  private let state: LockedValue<State>
 
   /// Creates a clock that stands at `now`, by default the real current time.
-  public init(now: Date = Date()) { state = LockedValue((now, [])) }
+  public init(now: Date = Date()) { state = LockedValue(State(now: now)) }
 
   /// The clock's current time.
   public var now: Date { state.get().now }
@@ -34,22 +44,68 @@ public final class TestClock: Sendable {
   /// The durations that code under test asked this clock to sleep, in order.
   public var sleeps: [Duration] { state.get().sleeps }
 
-  /// Moves the clock by `duration`; a negative value moves it back, to simulate skew.
+  /// Moves the clock by `duration`; a negative value moves it back, to simulate skew. Timeouts whose
+  /// deadline the clock reaches end (see ``sleep(until:)``).
   public func advance(by duration: Duration) {
-    state.update { $0.now += duration.timeInterval }
+    move { $0.now += duration.timeInterval }
   }
 
   /// Moves the clock forward by `duration` and records it as a sleep.
   func recordSleep(_ duration: Duration) {
-    state.update {
+    move {
       $0.now += duration.timeInterval
       $0.sleeps.append(duration)
     }
   }
 
-  /// Sets the clock to `date`.
+  /// Sets the clock to `date`. Timeouts whose deadline the clock reaches end.
   public func set(to date: Date) {
-    state.update { $0.now = date }
+    move { $0.now = date }
+  }
+
+  /// Waits until a test moves the clock to `deadline` or past it: a timeout of the code under test
+  /// (a request to the provider, the wait for another process's lock) fires when the test moves the
+  /// clock, and never by itself. Returns at once when the clock is there already.
+  ///
+  /// - Throws: `CancellationError` when the task is cancelled while it waits.
+  public func sleep(until deadline: Date) async throws {
+    let number = state.update { state -> UInt64 in
+      defer { state.nextWait &+= 1 }
+      return state.nextWait
+    }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        let outcome = state.update { state -> Result<Void, any Error>? in
+          if state.cancelled.remove(number) != nil { return .failure(CancellationError()) }
+          if state.now >= deadline { return .success(()) }
+          state.deadlines[number] = (deadline, continuation)
+          return nil
+        }
+        if let outcome { continuation.resume(with: outcome) }
+      }
+    } onCancel: {
+      let waiting = state.update { state -> CheckedContinuation<Void, any Error>? in
+        guard let waiting = state.deadlines.removeValue(forKey: number) else {
+          state.cancelled.insert(number)
+          return nil
+        }
+        return waiting.continuation
+      }
+      waiting?.resume(throwing: CancellationError())
+    }
+    // A wait that ended before it was registered leaves no mark.
+    state.update { _ = $0.cancelled.remove(number) }
+  }
+
+  /// Changes the time with `change`, then ends the timeouts whose deadline it reached.
+  private func move(_ change: (inout State) -> Void) {
+    let due = state.update { state -> [CheckedContinuation<Void, any Error>] in
+      change(&state)
+      let reached = state.deadlines.filter { $0.value.deadline <= state.now }
+      for number in reached.keys { state.deadlines[number] = nil }
+      return reached.values.map(\.continuation)
+    }
+    for continuation in due { continuation.resume() }
   }
 }
 

@@ -7,8 +7,8 @@ extension TestProvider {
     /// The provider answered.
     case response(HTTPResponse)
     /// No response left the provider: an injected ``Fault/dropResponse`` (after the request took
-    /// effect) or ``Fault/failConnection`` (before it arrived), or the sending task was cancelled
-    /// during a ``Fault/delay(_:)``. A transport reports this as a network failure.
+    /// effect) or ``Fault/failConnection`` (before it arrived), a ``Fault/timeout(after:)`` or
+    /// ``Fault/stall(_:)`` that ended, or the sending task was cancelled during a ``Fault/delay(_:)``. A transport reports this as a network failure.
     case dropped
   }
 
@@ -44,7 +44,11 @@ extension TestProvider {
     case .delay(let duration)?:
       do { try await Task.sleep(for: duration) } catch { return .dropped }
     case .timeout(let after)?:
+      // Time passes for the client, which gives up (its timeout runs on this clock); the request
+      // stays unanswered until it does (the sending task is cancelled), or for at most
+      // `Fault.longestHold` of real time.
       clock.advance(by: after)
+      try? await Task.sleep(for: Fault.longestHold)
       return .dropped
     case .stall(let duration)?:
       try? await Task.sleep(for: duration)

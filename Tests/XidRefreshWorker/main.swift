@@ -16,7 +16,8 @@
 //                                  KeychainTokenStorage on a FileKeychainBackend whose items are in
 //                                  STATE_DIR, the refresh lock in APP_GROUP_DIR's Xid folder
 //   XID_WORKER_CLOCK=control       the time is now + the seconds in CONTROL_DIR/clock-R, read when round R
-//                                  starts (the test moves time without sleeping)
+//                                  starts and again (every 5 ms at most) during it: the test moves time
+//                                  without sleeping, also mid-round to make a timeout fire
 //   XID_WORKER_LOG=1               every log message goes to CONTROL_DIR/log-INDEX (the test looks for
 //                                  secrets in them)
 //   XID_WORKER_FIRST_ROUND=N       the first round is N (a process that joins later)
@@ -63,12 +64,42 @@ func makeStorage(state: URL) throws -> any TokenStorageAdapter {
     backend: try FileKeychainBackend(directory: state))
 }
 
-/// The system's time, moved on by the offset the test sets for each round.
+/// The system's time, moved on by the offset the test sets for each round in CONTROL_DIR/clock-R. The
+/// test may move it again during the round (rewriting the file): the file is read again when it was
+/// last read more than 5 ms ago, and timeouts on this clock end when the time they wait for is
+/// reached.
 final class WorkerClock: XidClock {
-  private let offset = LockedValue<TimeInterval>(0)
-  var now: Date { Date().addingTimeInterval(offset.get()) }
+  private let state = LockedValue<(offset: TimeInterval, file: URL?, readAt: ContinuousClock.Instant?)>(
+    (0, nil, nil))
+
+  var now: Date {
+    let (offset, file, readAt) = state.get()
+    guard let file, readAt.map({ ContinuousClock.now - $0 > .milliseconds(5) }) ?? true else {
+      return Date().addingTimeInterval(offset)
+    }
+    let read = (try? String(contentsOf: file, encoding: .utf8)).flatMap(TimeInterval.init)
+    let current = state.update { state -> TimeInterval in
+      if let read { state.offset = read }
+      state.readAt = ContinuousClock.now
+      return state.offset
+    }
+    return Date().addingTimeInterval(current)
+  }
+
   func sleep(for duration: Duration) async throws { try await SystemClock().sleep(for: duration) }
-  func set(offset value: TimeInterval) { offset.set(value) }
+
+  func sleep(until deadline: Date) async throws {
+    while now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+  }
+
+  /// Follows `file` (the round's clock file) from now on.
+  func follow(_ file: URL) {
+    state.update {
+      $0.file = file
+      $0.readAt = nil
+    }
+    _ = now
+  }
 }
 
 /// Appends every message to a file, one line each.
@@ -101,11 +132,8 @@ func waitForGo(_ round: Int) async throws {
 try Data().write(to: control.appendingPathComponent("ready-\(index)"))
 for round in firstRound...rounds {
   try await waitForGo(round)
-  if environment["XID_WORKER_CLOCK"] == "control",
-    let text = try? String(contentsOf: control.appendingPathComponent("clock-\(round)"), encoding: .utf8),
-    let offset = TimeInterval(text)
-  {
-    clock.set(offset: offset)
+  if environment["XID_WORKER_CLOCK"] == "control" {
+    clock.follow(control.appendingPathComponent("clock-\(round)"))
   }
   let action = try? String(contentsOf: control.appendingPathComponent("action-\(round)-\(index)"), encoding: .utf8)
   // Every task asks at once; record the token it got or the error.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Xid
 import XidTestSupport
+import XidTesting
 
 @testable import XidCore
 
@@ -9,8 +10,12 @@ import XidTestSupport
 final class FlakyStorage: TokenStorageAdapter, @unchecked Sendable {
   let inner = InMemoryTokenStorage()
   private let failures = LockedValue(0)
+  private let failed = LockedValue(0)
 
   func failNextSaves(_ count: Int) { failures.set(count) }
+
+  /// How many saves failed so far.
+  var failedSaves: Int { failed.get() }
 
   func save(key: String, value: String) throws {
     let fail = failures.update { count -> Bool in
@@ -18,7 +23,10 @@ final class FlakyStorage: TokenStorageAdapter, @unchecked Sendable {
       count -= 1
       return true
     }
-    if fail { throw XidError(.storageFailure, "the test storage refused the write") }
+    if fail {
+      failed.update { $0 += 1 }
+      throw XidError(.storageFailure, "the test storage refused the write")
+    }
     try inner.save(key: key, value: value)
   }
 
@@ -42,6 +50,42 @@ struct SaveFailureTests {
     #expect(stored.refreshToken == "rt-1")
   }
 
+  @Test func aRefreshKeepsTheLockAndTriesTheSaveAgainWithPausesOnTheClock() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
+    let clock = TestClock()
+    let session = Self.session(storage: storage, refresher: ScriptedRefresher(), clock: clock)
+    storage.failNextSaves(4)
+    #expect(try await session.validRecord(force: false).accessToken == "at-1")
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
+    #expect(stored.refreshToken == "rt-1")
+    #expect(clock.sleeps == [.milliseconds(50), .milliseconds(100), .milliseconds(200), .milliseconds(400)])
+    #expect(session.usableRecordFromMemory()?.accessToken == "at-1")
+  }
+
+  /// Two sessions on one storage and lock are two processes: while the first cannot save the tokens
+  /// it got, the second waits for the lock instead of sending the refresh token the provider spent.
+  @Test func anotherProcessWaitsWhileTheRefreshedTokensAreNotSavedYet() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
+    let directory = temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let first = ScriptedRefresher(), second = ScriptedRefresher()
+    let refreshing = AccountSessionTests.session(storage: storage, refresher: first, lockDirectory: directory)
+    let waiting = AccountSessionTests.session(storage: storage, refresher: second, lockDirectory: directory)
+    storage.failNextSaves(1000)
+    let refreshed = Task { try await refreshing.validRecord(force: false).accessToken }
+    try await BackgroundActivityTests.eventually { storage.failedSaves >= 2 }
+    let waited = Task { try await waiting.validRecord(force: false).accessToken }
+    try await Task.sleep(for: .milliseconds(100))
+    storage.failNextSaves(0)
+    #expect(try await refreshed.value == "at-1")
+    #expect(try await waited.value == "at-1")
+    #expect(second.calls == 0)
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
+    #expect(stored.refreshToken == "rt-1")
+  }
+
   @Test func tokensThatCouldNotBeSavedAreKeptAndSavedBeforeTheNextRefresh() async throws {
     let storage = FlakyStorage()
     try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
@@ -49,7 +93,7 @@ struct SaveFailureTests {
     let refresher = ScriptedRefresher()
     let session = AccountSession(
       records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
-      logger: DiscardingLogger(), now: { AccountSessionTests.start },
+      logger: DiscardingLogger(), now: { AccountSessionTests.start }, clock: TestClock(),
       refresher: { record in
         await sent.record(record.refreshToken ?? "none")
         return try await refresher.refresh(record)
@@ -57,12 +101,38 @@ struct SaveFailureTests {
     storage.failNextSaves(100)
     // The refresh worked; its tokens are this process's, although storage refuses them for now.
     #expect(try await session.validRecord(force: false).accessToken == "at-1")
-    #expect(session.usableRecordFromMemory()?.accessToken == "at-1")
+    #expect(storage.failedSaves == AccountSession.saveAttempts)
+    // While they are not saved, the memory path leaves each call to the session, which saves them.
+    #expect(session.usableRecordFromMemory() == nil)
     storage.failNextSaves(0)
     _ = try await session.validRecord(force: true)
     // The spent rt-0 was never sent again; the kept tokens reached storage first.
     #expect(await sent.values == ["rt-0", "rt-1"])
     let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
     #expect(stored.refreshToken == "rt-2")
+  }
+
+  @Test func tokensThatCouldNotBeSavedAreSavedAtTheNextUseWithoutARefresh() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
+    let refresher = ScriptedRefresher()
+    let session = Self.session(storage: storage, refresher: refresher, clock: TestClock())
+    storage.failNextSaves(100)
+    #expect(try await session.validRecord(force: false).accessToken == "at-1")
+    storage.failNextSaves(0)
+    // The next use gets the kept token at once, and the save happens behind it.
+    #expect(try await session.validRecord(force: false).accessToken == "at-1")
+    try await BackgroundActivityTests.eventually { session.usableRecordFromMemory() != nil }
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
+    #expect(stored.refreshToken == "rt-1")
+    #expect(refresher.calls == 1)
+  }
+
+  /// A session on `storage` without a lock, whose pauses run on `clock`.
+  static func session(storage: FlakyStorage, refresher: ScriptedRefresher, clock: TestClock) -> AccountSession {
+    AccountSession(
+      records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
+      logger: DiscardingLogger(), now: { AccountSessionTests.start }, clock: clock,
+      refresher: { try await refresher.refresh($0) })
   }
 }

@@ -89,17 +89,47 @@ struct FaultInjectionTests {
     #expect(try await harness.get(.jwks).status == 200)
   }
 
-  @Test func aTimeoutIsNeverHandledAndPassesOnlyTheTestClocksTime() async throws {
+  @Test func aTimeoutIsNeverHandledAndHoldsTheRequestUntilTheClientGivesUp() async throws {
     let harness = try Harness()
     let refreshToken = try #require(try await harness.signIn().refreshToken)
     let before = harness.provider.clock.now
     await harness.provider.injectFault(.timeout(after: .seconds(30)), at: .token)
-    let error = await #expect(throws: XidError.self) { try await harness.refresh(refreshToken) }
-    #expect(error?.code == .networkFailure)
+    let sending = Task { try await harness.refresh(refreshToken) }
+    // The provider moved its clock, and holds the request: no answer comes by itself.
+    try await eventually { await harness.provider.counters.faultsApplied == 1 }
     #expect(harness.provider.clock.now.timeIntervalSince(before) == 30)
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(await harness.provider.counters.refreshes == 1)
+    // The client gives up: the request ends unanswered.
+    sending.cancel()
+    await #expect(throws: (any Error).self) { try await sending.value }
     // Not handled: the refresh token was not rotated.
     _ = try Harness.Tokens(await harness.refresh(refreshToken))
     #expect(await harness.provider.counters.faultsApplied == 1)
+  }
+
+  @Test func aClientWhoseTimeoutRunsOnTheProvidersClockGivesUpAtOnce() async throws {
+    let provider = try TestProvider()
+    let client = try OpenIDClient(
+      configuration: XidConfiguration(
+        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
+        requestTimeout: .seconds(20)),
+      transport: provider.transport, clock: provider.clock)
+    await provider.injectFault(.timeout(after: .seconds(21)), at: .discovery)
+    let error = await #expect(throws: XidError.self) { try await client.metadata() }
+    #expect(error?.code == .networkFailure)
+    #expect(error?.reason.contains("requestTimeout") == true)
+    // The next request is answered.
+    _ = try await client.metadata()
+  }
+
+  /// Waits (generously, in real time) until `condition` holds.
+  private func eventually(_ condition: @Sendable () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(20)
+    while !(await condition()) {
+      guard ContinuousClock.now < deadline else { throw CancellationError() }
+      try await Task.sleep(for: .milliseconds(5))
+    }
   }
 
   @Test func aTruncatedOrOversizedBodyComesAfterTheProviderCommitted() async throws {

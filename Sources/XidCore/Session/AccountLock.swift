@@ -17,6 +17,9 @@ struct AccountLock: Sendable {
   let timeout: Duration
   /// The time asked of the system while the lock is held; `nil` for none.
   let activity: (any BackgroundActivity)?
+  /// The configuration's clock, on which the wait for the lock also ends after ``timeout``; `nil`
+  /// for real time alone.
+  var clock: (any XidClock)? = nil
 
   /// Runs `body` holding the lock, inside an activity called `name`, on the caller's actor
   /// (`isolation`; the iOS 17 SDK has no `#isolation` to default it).
@@ -35,7 +38,7 @@ struct AccountLock: Sendable {
     do {
       if let activity { tenure.attach(await activity.begin(name: "Xid " + name) { tenure.expire() }) }
       try tenure.check()
-      try tenure.attach(try await file?.acquire(timeout: timeout))
+      try tenure.attach(try await file?.acquire(timeout: timeout, clock: clock))
       return try await body(tenure)
     } catch {
       // Whatever the abandoned work threw (a cancelled request, a cancelled wait), say why.

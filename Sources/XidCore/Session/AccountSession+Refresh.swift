@@ -37,7 +37,7 @@ extension AccountSession {
       // Tokens an earlier refresh could not save go to storage first: the stored refresh token is
       // spent.
       if stored.isSameSave(as: kept.base) {
-        try tenure.commit { try records.save(kept.record, at: first.key) }
+        try await saveHoldingLock(kept.record, at: first.key, tenure: tenure)
         stored = kept.record
         logger.log(.info, category: "refresh", "saved the tokens an earlier refresh could not save")
       } else if let token = kept.record.refreshToken, token != stored.refreshToken {
@@ -86,15 +86,17 @@ extension AccountSession {
     }
     let next = try await sealedForStorage(opened.refreshed(with: tokens, at: now()), newKey: false)
     do {
-      try saveRetrying(next, at: slot.key, tenure: tenure)
+      try await saveHoldingLock(next, at: slot.key, tenure: tenure)
     } catch {
       // The provider has spent the stored refresh token: these tokens are the session now. This
-      // process keeps them and saves them before its next refresh.
+      // process keeps them, tries to save them again at its next use of the session, and saves them
+      // before any further refresh. Until then, another process that refreshes sends the spent token
+      // (see docs/reliability.md, "Storage that refuses writes").
       unsaved = (next, stored)
       cached.set(next)
       logger.log(
-        .notice, category: "refresh",
-        "could not save the refreshed tokens (\((error as? XidError)?.code.rawValue ?? "an error")); this process keeps them and saves them before its next refresh"
+        .error, category: "refresh",
+        "could not save the refreshed tokens (\((error as? XidError)?.code.rawValue ?? "an error")); this process keeps them and saves them at its next use, before any further refresh"
       )
       return next
     }
@@ -109,15 +111,49 @@ extension AccountSession {
     return next
   }
 
-  /// Saves `record`, once more when the first write fails (a storage that refuses for a moment).
-  private func saveRetrying(_ record: TokenRecord, at key: String?, tenure: AccountTenure) throws {
-    do {
-      try tenure.commit { try records.save(record, at: key) }
-    } catch let error as XidError where !tenure.hasExpired {
-      logger.log(.notice, category: "refresh", "could not save the refreshed tokens (\(error.code)); trying once more")
-      try tenure.commit { try records.save(record, at: key) }
+  /// Saves `record`, the only copy of tokens the provider has just issued, keeping the account's lock
+  /// until it is saved: while storage holds the refresh token the provider has spent, no other
+  /// process may read it and send it (with reuse detection, the provider would end the session).
+  ///
+  /// A write that fails is tried again after a pause on the configuration's clock, doubling from
+  /// ``firstSavePause`` to at most a second, for at most ``saveAttempts`` writes within
+  /// ``saveRetryWindow`` (shorter than the default ``XidConfiguration/refreshLockTimeout``, so that the
+  /// processes waiting for the lock get the saved tokens). It stops early when the background time
+  /// ends or the refresh is cancelled.
+  ///
+  /// - Throws: the last write's error, or the cancellation's; the caller keeps the tokens in memory.
+  private func saveHoldingLock(_ record: TokenRecord, at key: String?, tenure: AccountTenure) async throws {
+    let deadline = now().addingTimeInterval(Self.saveRetryWindow.timeInterval)
+    var pause = Self.firstSavePause
+    var attempt = 1
+    while true {
+      do {
+        try tenure.commit { try records.save(record, at: key) }
+        if attempt > 1 { logger.log(.notice, category: "refresh", "saved the refreshed tokens at attempt \(attempt)") }
+        return
+      } catch {
+        let code = (error as? XidError)?.code.rawValue ?? "an error"
+        guard !tenure.hasExpired, !Task.isCancelled, attempt < Self.saveAttempts,
+          now().addingTimeInterval(pause.timeInterval) <= deadline
+        else { throw error }
+        logger.log(
+          .notice, category: "refresh",
+          "could not save the refreshed tokens (\(code)); keeping the lock and trying again in \(pause.timeInterval) s"
+        )
+      }
+      try await clock.sleep(for: pause)
+      pause = min(pause * 2, .seconds(1))
+      attempt += 1
     }
   }
+
+  /// How many writes ``saveHoldingLock(_:at:tenure:)`` makes at most.
+  static let saveAttempts = 8
+  /// The pause after the first write that failed.
+  static let firstSavePause = Duration.milliseconds(50)
+  /// How long, on the clock, a refresh keeps the lock to save its tokens: under the default lock
+  /// timeout of 10 seconds.
+  static let saveRetryWindow = Duration.seconds(5)
 
   /// The answer proved foreign: the session ends, and the refresh token the provider just issued (or
   /// the old one, when it did not rotate) is revoked.

@@ -39,6 +39,8 @@ actor AccountSession {
   let revoker: @Sendable (_ refreshToken: String) async -> Void
   let logger: any XidLogger
   let now: @Sendable () -> Date
+  /// Waits between the attempts to save refreshed tokens: the configuration's clock.
+  let clock: any XidClock
   let expiryLeeway: TimeInterval
   /// Seals the refresh token when its protection is configured (``PresenceOptions/refreshTokenProtection``).
   let vault: RefreshTokenVault?
@@ -47,18 +49,32 @@ actor AccountSession {
   nonisolated let cached = RecordCache()
   /// Refreshed tokens that storage refused (or that arrived after the background time ran out), with
   /// the record they replace: the provider has spent that record's refresh token, so they are saved
-  /// before any further refresh.
-  var unsaved: (record: TokenRecord, base: TokenRecord)?
+  /// at the next use and before any further refresh.
+  ///
+  /// The refresh held the lock and tried the save for a while first (`saveHoldingLock`). Residual
+  /// risk: until a save succeeds, another process that refreshes reads the spent refresh token from
+  /// storage and sends it, and a provider with reuse detection then ends the session
+  /// (docs/reliability.md, "Timeouts, and storage that refuses writes").
+  var unsaved: (record: TokenRecord, base: TokenRecord)? {
+    didSet { savePending.set(unsaved != nil) }
+  }
+  /// Whether ``unsaved`` holds tokens: the fast paths then leave the call to the actor, which tries
+  /// to save them.
+  private nonisolated let savePending = LockedValue(false)
+  /// When this process may next try to save ``unsaved`` outside a refresh.
+  private var nextSaveAttempt = Date.distantPast
   private var inFlight: Task<TokenRecord, any Error>?
 
   init(
     records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, activity: (any BackgroundActivity)? = nil,
     expiryLeeway: TimeInterval, logger: any XidLogger, now: @escaping @Sendable () -> Date,
-    refresher: @escaping Refresher, revoker: @escaping @Sendable (_ refreshToken: String) async -> Void = { _ in },
+    clock: (any XidClock)? = nil, refresher: @escaping Refresher,
+    revoker: @escaping @Sendable (_ refreshToken: String) async -> Void = { _ in },
     vault: RefreshTokenVault? = nil
   ) {
     self.records = records
-    self.lock = AccountLock(file: lock, timeout: lockTimeout, activity: activity)
+    self.lock = AccountLock(file: lock, timeout: lockTimeout, activity: activity, clock: clock)
+    self.clock = clock ?? SystemClock()
     self.expiryLeeway = expiryLeeway
     self.logger = logger
     self.now = now
@@ -69,7 +85,8 @@ actor AccountSession {
 
   /// The in-memory record when its access token is still usable: no actor hop, no I/O.
   nonisolated func usableRecordFromMemory() -> TokenRecord? {
-    guard let record = cached.get(), record.hasUsableAccessToken(at: now(), leeway: expiryLeeway) else { return nil }
+    guard !savePending.get(), let record = cached.get(), record.hasUsableAccessToken(at: now(), leeway: expiryLeeway)
+    else { return nil }
     return record
   }
 
@@ -106,7 +123,10 @@ actor AccountSession {
     guard let current = try record() else {
       throw XidError(.signInRequired, "no user is signed in for this account; call signIn()")
     }
-    if !force && current.hasUsableAccessToken(at: now(), leeway: expiryLeeway) { return current }
+    if !force && current.hasUsableAccessToken(at: now(), leeway: expiryLeeway) {
+      if unsaved != nil { saveUnsavedSoon(version: current.version) }
+      return current
+    }
     if let inFlight { return try await inFlight.value }
     let canceller = AccountCanceller()
     let task = Task {
@@ -116,6 +136,33 @@ actor AccountSession {
     inFlight = task
     defer { inFlight = nil }
     return try await task.value
+  }
+
+  /// Starts saving, under the lock, the tokens storage refused after a refresh (see ``unsaved``),
+  /// unless an attempt is under way or one began less than a second ago; the caller does not wait
+  /// for it. The refresh path saves them first (or drops them when the session was signed out or
+  /// replaced meanwhile), and sends nothing while the access token is usable.
+  private func saveUnsavedSoon(version: Int64) {
+    guard inFlight == nil, now() >= nextSaveAttempt else { return }
+    nextSaveAttempt = now().addingTimeInterval(1)
+    let canceller = AccountCanceller()
+    let task = Task { try await self.refreshUnderLock(seenVersion: version, force: false, canceller: canceller) }
+    canceller.set { task.cancel() }
+    inFlight = task
+    Task {
+      if case .failure(let error) = await task.result {
+        logger.log(
+          .notice, category: "refresh",
+          "the refreshed tokens this process keeps are still not saved (\((error as? XidError)?.code.rawValue ?? "an error")); trying again at the next use"
+        )
+      }
+      self.finished(task)
+    }
+  }
+
+  /// Forgets `task` as the refresh under way, unless another one took its place.
+  private func finished(_ task: Task<TokenRecord, any Error>) {
+    if inFlight == task { inFlight = nil }
   }
 
   /// Saves a record from a sign-in, replacing this configuration's previous one (also one of a

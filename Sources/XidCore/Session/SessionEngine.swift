@@ -58,7 +58,8 @@ public actor SessionEngine {
     self.pending = PendingAuthorizationStore(
       storage: storage, accountKey: key,
       lock: AccountLock(
-        file: lock, timeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity),
+        file: lock, timeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity,
+        clock: configuration.clock),
       logger: configuration.logger, dpopKeys: dpopKeys)
     let owner = RecordOwner(
       issuer: configuration.issuerIdentifier, clientId: configuration.clientId, account: configuration.account)
@@ -66,7 +67,7 @@ public actor SessionEngine {
       records: AccountRecordStore(storage: storage, owner: owner, logger: configuration.logger), lock: lock,
       lockTimeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity,
       expiryLeeway: configuration.expiryLeeway.timeInterval,
-      logger: configuration.logger, now: { clock.now },
+      logger: configuration.logger, now: { clock.now }, clock: clock,
       refresher: { record in
         try await Self.refresh(record, with: client, key: Self.dpopKey(for: record, in: dpopKeys, configuration))
       },

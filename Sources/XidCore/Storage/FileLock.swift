@@ -28,9 +28,13 @@ public struct FileLock: Sendable {
   /// Takes the lock, waiting for another holder for at most `timeout`. Release it with
   /// ``Holder/release()`` (closing the holder's descriptor also releases it).
   ///
+  /// - Parameters:
+  ///   - timeout: how long to wait, in real time and, when `clock` is given, on `clock` too: the wait
+  ///     ends when either has passed `timeout` (a test that moves its clock ends it at once).
+  ///   - clock: the clock of the configuration, or `nil` for real time alone.
   /// - Throws: ``XidError/Code/lockTimeout`` when the lock stays taken for `timeout`, and
   ///   ``XidError/Code/storageFailure`` when the lock file cannot be opened (or its folder made).
-  public func acquire(timeout: Duration = .seconds(10)) async throws -> Holder {
+  public func acquire(timeout: Duration = .seconds(10), clock xidClock: (any XidClock)? = nil) async throws -> Holder {
     var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     if fd < 0 && errno == ENOENT {
       try makeFolder()
@@ -40,6 +44,7 @@ public struct FileLock: Sendable {
     let holder = Holder(descriptor: fd)
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: timeout)
+    let clockDeadline = xidClock.map { (clock: $0, deadline: $0.now.addingTimeInterval(timeout.timeInterval)) }
     var pause = Duration.milliseconds(1)
     while flock(fd, LOCK_EX | LOCK_NB) != 0 {
       guard errno == EWOULDBLOCK || errno == EINTR else {
@@ -47,7 +52,7 @@ public struct FileLock: Sendable {
         holder.release()
         throw error
       }
-      guard clock.now < deadline else {
+      guard clock.now < deadline, clockDeadline.map({ $0.clock.now < $0.deadline }) ?? true else {
         holder.release()
         throw XidError(.lockTimeout, "another process held the lock \(path) for more than \(timeout); try again")
       }

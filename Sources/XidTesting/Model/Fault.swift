@@ -24,8 +24,13 @@ extension TestProvider {
     /// ``/Xid/XidError/Code/networkFailure`` and nothing is counted or changed.
     case failConnection
     /// The request is never answered: the provider does not handle it, moves its ``TestClock`` on by
-    /// `after` (the time a client waits before it gives up), and the transport reports a network
-    /// failure (a loopback connection is closed unanswered). No real time passes.
+    /// `after` (the time a client waits before it gives up), and holds the request unanswered until
+    /// the client gives up, so that the client's own timeout has to fire. A client whose request
+    /// timeout runs on the same clock (``/Xid/XidConfiguration/requestTimeout`` with the provider's
+    /// clock) gives up at once, in no real time; the provider then lets the request go (``InMemoryTransport``
+    /// cancels it; a loopback connection is closed unanswered after at most ``longestHold`` of real
+    /// time, since the server does not see the client leave). A client in another process needs its
+    /// clock moved by `after` too.
     case timeout(after: Duration)
     /// The request is never handled: the provider holds it for `duration` of real time (less if the
     /// sending task is cancelled), then drops it. For a client that must be stuck mid-request, such
@@ -37,6 +42,9 @@ extension TestProvider {
     /// The provider handles the request and commits its effects, then the response body is padded
     /// with whitespace to more than 1 MiB, more than a client should read.
     case oversizeBody
+
+    /// The longest real time a ``timeout(after:)`` holds a request whose client never gives up.
+    public static let longestHold = Duration.seconds(30)
 
     /// A gateway's or proxy's HTML error page with `status`, instead of the provider's answer.
     public static func htmlPage(status: Int = 502) -> Fault {

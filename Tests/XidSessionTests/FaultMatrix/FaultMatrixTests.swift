@@ -134,6 +134,14 @@ struct FaultMatrixTests {
       if fault == .signOutSameProcess { try fleet.act("signOut", round: faultRound, by: "3") }
       try fleet.go(faultRound)
       switch fault {
+      case .timeout:
+        // The provider holds a worker's refresh and moved its clock; the workers' time moves as
+        // much, so the holder's request timeout fires, and so do the waits of the workers queued for
+        // the lock (lockTimeout), as they would after a minute without an answer.
+        try await BackgroundActivityTests.eventually {
+          await world.provider.counters.faultsApplied > before.faultsApplied
+        }
+        try world.moveWorkerClocks(by: MatrixFault.timeoutAfter, round: faultRound)
       case .signOutOtherProcess:
         try await world.waitForRefresh(after: before.refreshes)
         try await xid.signOut()

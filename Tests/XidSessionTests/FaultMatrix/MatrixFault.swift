@@ -46,7 +46,7 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case .lostResponseAfterRotation: .dropResponse
     case .serverError: .respond(status: 503)
     case .htmlErrorPage: .htmlPage(status: 502)
-    case .timeout: .timeout(after: .seconds(60))
+    case .timeout: .timeout(after: Self.timeoutAfter)
     case .truncatedBody: .truncateBody
     case .oversizedBody: .oversizeBody
     case .killedLockHolder: .stall(.milliseconds(1500))
@@ -101,4 +101,7 @@ extension MatrixFault {
   /// How many storage writes fail in ``storageWritesFailBeyondRetry``: more than a save and its first
   /// retry.
   static let writesFailingBeyondRetry = 4
+  /// How far the provider's clock moves in ``timeout`` while it holds the request: past every
+  /// process's request timeout (30 seconds) and lock timeout (10 or 20 seconds).
+  static let timeoutAfter = Duration.seconds(60)
 }

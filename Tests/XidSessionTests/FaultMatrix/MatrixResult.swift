@@ -67,6 +67,7 @@ struct MatrixResult: Sendable, Codable {
     let last = rounds.last ?? RoundObservation()
     let transient: Set<String> = [
       "networkFailure", "tokenRequestFailed", "unexpectedResponse", "responseTooLarge", "storageLocked",
+      "lockTimeout",
     ]
     let signOut = fault == .signOutSameProcess || fault == .signOutOtherProcess
     // What the case shows, read from storage and from what the callers got.

@@ -64,6 +64,16 @@ final class MatrixWorld: Sendable {
     try Data(String(value).utf8).write(to: control.appendingPathComponent("clock-\(round)"))
   }
 
+  /// The provider moved its clock on by `duration` during round `round` (a timeout it holds): the
+  /// workers' time moves as much, at once.
+  func moveWorkerClocks(by duration: Duration, round: Int) throws {
+    let value = offset.update { offset -> TimeInterval in
+      offset += duration.timeInterval
+      return offset
+    }
+    try Data(String(value).utf8).write(to: control.appendingPathComponent("clock-\(round)"), options: .atomic)
+  }
+
   /// The storage key of the account's record.
   var recordKey: String {
     TokenRecord.storageKey(issuer: provider.issuer.absoluteString, clientId: TestClient.example.id, account: "default")

@@ -43,9 +43,11 @@ public actor OpenIDClient {
     self.configuration = configuration
     self.clock = clock
     self.dpopNonces = dpopNonces
-    self.http = ProtocolHTTP(transport: transport)
+    // Every request to the provider gives up at the configuration's timeout, on the clock.
+    let timed = ClockTimedTransport(base: transport, timeout: configuration.requestTimeout, clock: clock)
+    self.http = ProtocolHTTP(transport: timed)
     self.discovery = ProviderDiscovery(
-      issuer: configuration.issuer, transport: transport, clock: clock, lifetime: configuration.metadataLifetime)
+      issuer: configuration.issuer, transport: timed, clock: clock, lifetime: configuration.metadataLifetime)
   }
 
   // MARK: - Discovery and keys

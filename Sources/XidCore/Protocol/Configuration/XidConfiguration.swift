@@ -40,8 +40,15 @@ public struct XidConfiguration: Sendable {
   public var expiryLeeway: Duration
   /// How long fetched provider metadata is reused before it is fetched again.
   public var metadataLifetime: Duration
-  /// How long a process waits for another one that is refreshing the same account.
+  /// How long a process waits for another one that is refreshing the same account, measured on
+  /// ``clock`` and in real time (whichever passes first).
   public var refreshLockTimeout: Duration
+  /// How long Xid waits for the provider's answer to a request (discovery, keys, token, revocation,
+  /// UserInfo, device authorization) before it gives up with ``XidError/Code/networkFailure``,
+  /// measured on ``clock``. The transport's own timeout applies as well. A refresh holds the
+  /// account's lock while it waits, so other processes may meanwhile give up with
+  /// ``XidError/Code/lockTimeout`` after ``refreshLockTimeout``: both keep the session.
+  public var requestTimeout: Duration = .seconds(30)
   /// Whether the session's tokens are bound to a key of this device with DPoP (RFC 9449); off by
   /// default. When on, every request that carries an access token sends it as
   /// `Authorization: DPoP …` with a `DPoP` proof, so **the resource servers the app calls must accept
@@ -88,6 +95,7 @@ public struct XidConfiguration: Sendable {
   ///   - expiryLeeway: how early an access token counts as expired, 60 seconds by default.
   ///   - metadataLifetime: how long provider metadata is cached, one hour by default.
   ///   - refreshLockTimeout: how long to wait for another process's refresh, 10 seconds by default.
+  ///   - requestTimeout: how long to wait for the provider's answer, 30 seconds by default.
   ///   - transport: the HTTP transport; `nil` for the platform's.
   ///   - logger: where log messages go.
   ///   - clock: the time source.
@@ -100,7 +108,8 @@ public struct XidConfiguration: Sendable {
     account: String = "default", postLogoutRedirectUri: URL? = nil, clientAuthentication: ClientAuthentication = .none,
     prefersPushedAuthorization: Bool = false, clockSkewLeeway: Duration = .seconds(60),
     expiryLeeway: Duration = .seconds(60), metadataLifetime: Duration = .seconds(3600),
-    refreshLockTimeout: Duration = .seconds(10), transport: (any HTTPTransport)? = nil,
+    refreshLockTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30),
+    transport: (any HTTPTransport)? = nil,
     logger: any XidLogger = defaultXidLogger(), clock: any XidClock = SystemClock(),
     userAgent: (any AuthorizationUserAgent)? = nil, providerQuirks: ProviderQuirks = [],
     backgroundActivity: (any BackgroundActivity)? = nil
@@ -117,6 +126,7 @@ public struct XidConfiguration: Sendable {
     self.expiryLeeway = expiryLeeway
     self.metadataLifetime = metadataLifetime
     self.refreshLockTimeout = refreshLockTimeout
+    self.requestTimeout = requestTimeout
     self.transport = transport
     self.logger = logger
     self.clock = clock
@@ -157,6 +167,9 @@ public struct XidConfiguration: Sendable {
     }
     guard clockSkewLeeway >= .zero, clockSkewLeeway <= .seconds(600) else {
       throw XidError(.invalidConfiguration, "the clock skew leeway must be between 0 and 600 seconds")
+    }
+    guard requestTimeout > .zero else {
+      throw XidError(.invalidConfiguration, "the request timeout must be positive")
     }
     guard expiryLeeway >= .zero else {
       throw XidError(.invalidConfiguration, "the expiry leeway must not be negative")

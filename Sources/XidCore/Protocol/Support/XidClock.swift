@@ -3,8 +3,10 @@ import Foundation
 /// Where the protocol code gets the time and how it waits, so that tests can control both.
 ///
 /// ID token validation, metadata and key caching, and device-flow polling read ``now`` and wait
-/// with ``sleep(for:)``. Apps use ``SystemClock``; tests put in a clock whose `sleep` returns at once
-/// and moves its `now` forward.
+/// with ``sleep(for:)``. Timeouts (a request to the provider that gets no answer, the wait for
+/// another process's lock) end when ``sleep(until:)`` returns. Apps use ``SystemClock``; tests put in
+/// a clock whose `sleep(for:)` returns at once and moves its `now` forward, and whose
+/// `sleep(until:)` returns when the test moves it past the deadline.
 public protocol XidClock: Sendable {
   /// The current wall-clock time.
   var now: Date { get }
@@ -12,6 +14,25 @@ public protocol XidClock: Sendable {
   ///
   /// - Throws: `CancellationError` when the task is cancelled while it waits.
   func sleep(for duration: Duration) async throws
+  /// Waits until ``now`` reaches `deadline`: the end of a timeout. Unlike ``sleep(for:)``, it never
+  /// moves the clock; it returns when time (or whoever moves this clock) has reached `deadline`.
+  ///
+  /// The default implementation checks ``now`` again after real waits of at most a second, so that
+  /// a clock that jumps ahead ends the wait soon after.
+  ///
+  /// - Throws: `CancellationError` when the task is cancelled while it waits.
+  func sleep(until deadline: Date) async throws
+}
+
+extension XidClock {
+  /// Waits in real time until ``now`` reaches `deadline`, checking ``now`` at least once a second.
+  public func sleep(until deadline: Date) async throws {
+    while true {
+      let remaining = deadline.timeIntervalSince(now)
+      guard remaining > 0 else { return try Task.checkCancellation() }
+      try await Task.sleep(for: .seconds(min(remaining, 1)))
+    }
+  }
 }
 
 /// The system's wall clock, waiting with `Task.sleep`.
@@ -26,5 +47,15 @@ public struct SystemClock: XidClock {
   public func sleep(for duration: Duration) async throws {
     guard duration > .zero else { return try Task.checkCancellation() }
     try await Task.sleep(for: min(duration, .seconds(86_400)))
+  }
+
+  /// Waits with `Task.sleep` until `Date()` reaches `deadline` (checked again after each wait, in
+  /// case the system's time changed).
+  public func sleep(until deadline: Date) async throws {
+    while true {
+      let remaining = deadline.timeIntervalSince(Date())
+      guard remaining > 0 else { return try Task.checkCancellation() }
+      try await Task.sleep(for: .seconds(min(remaining, 86_400)))
+    }
   }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+import XidCore
+import XidTesting
+
+struct TestClockTests {
+  @Test func aDeadlineIsReachedOnlyWhenTheTestMovesTheClock() async throws {
+    let clock = TestClock()
+    let deadline = clock.now.addingTimeInterval(30)
+    let reached = LockedFlag()
+    let waiting = Task {
+      try await clock.sleep(until: deadline)
+      reached.set()
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(!reached.value)
+    clock.advance(by: .seconds(29))
+    try await Task.sleep(for: .milliseconds(50))
+    #expect(!reached.value)
+    clock.advance(by: .seconds(1))
+    try await waiting.value
+    #expect(reached.value)
+    // A deadline already passed returns at once; sleeping for a duration never waits.
+    try await clock.sleep(until: deadline)
+    #expect(clock.sleeps.isEmpty)
+  }
+
+  @Test func aWaitForADeadlineEndsWhenItsTaskIsCancelled() async throws {
+    let clock = TestClock()
+    let waiting = Task { try await clock.sleep(until: clock.now.addingTimeInterval(60)) }
+    waiting.cancel()
+    await #expect(throws: CancellationError.self) { try await waiting.value }
+  }
+}
+
+/// A flag set from another task.
+private final class LockedFlag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var isSet = false
+  var value: Bool { lock.withLock { isSet } }
+  func set() { lock.withLock { isSet = true } }
+}
