@@ -10,6 +10,12 @@ import XidCore
 /// the client closes or a short time passes, so that a client still sending a refused body receives
 /// the response instead of a reset.
 ///
+/// The socket is shut down only once no Dispatch source watches it any more (the draining after the
+/// response polls on a timer). On Linux, a watched socket that hangs up (its sending side shut down,
+/// then the client closes) is unregistered by libdispatch from a worker thread while its manager
+/// thread still handles the same event and other sockets; now and then that race stops the process
+/// ("Source finalized twice", an illegal instruction on the manager thread).
+///
 /// Concurrency: every stored `var` is read and written on `queue` only. The handler runs in a `Task`
 /// and hands its response back with `queue.async`. That confinement is what makes the
 /// `@unchecked Sendable` sound.
@@ -46,9 +52,17 @@ final class LoopbackConnection: @unchecked Sendable {
   /// Set by ``closeUnlessAnswering()``: the server is stopping, and a handler still running has the
   /// write timeout to answer.
   private var draining = false
+  /// When draining after the response ends, whatever the client does.
+  private var lingerDeadline = DispatchTime.now()
+  /// How long, in milliseconds, until the next drain after the response.
+  private var lingerPoll = LoopbackConnection.firstLingerPoll
 
   /// How long, at most, the connection drains a client's unread bytes after the response.
   private static let lingerTime = Duration.seconds(2)
+  /// How long the first wait between two drains after the response is; each wait doubles, up to
+  /// ``longestLingerPoll``.
+  private static let firstLingerPoll = 5
+  private static let longestLingerPoll = 200
   /// How many reads one readiness event may make before the queue serves other connections.
   private static let readsPerEvent = 8
   private static let readChunk = 16 * 1024
@@ -250,7 +264,9 @@ final class LoopbackConnection: @unchecked Sendable {
       reject(HTTPRequestRejection(status: 408, reason: "the request did not arrive within \(seconds) s"))
     case .handling:
       if draining { close() }
-    case .writing, .lingering, .closed:
+    case .lingering:
+      drainLingering()
+    case .writing, .closed:
       close()
     }
   }
@@ -304,18 +320,57 @@ final class LoopbackConnection: @unchecked Sendable {
     source.activate()
   }
 
+  /// Closes a connection whose client has stopped sending; otherwise lingers: once its sources are
+  /// cancelled, ``beginLingering()`` shuts down the sending side and drains.
   private func finishAfterResponse() {
-    guard readSource != nil else { return close() }
-    LoopbackSocket.shutdown(descriptor, sending: true)
+    guard let readSource else { return close() }
     state = .lingering
-    timer?.schedule(deadline: .now() + min(limits.readTimeout, Self.lingerTime).dispatchInterval)
+    lingerDeadline = .now() + min(limits.readTimeout, Self.lingerTime).dispatchInterval
+    timer?.schedule(deadline: lingerDeadline)
+    readSource.cancel()
+    self.readSource = nil
+  }
+
+  /// Shuts down the sending side, which tells the client the response is complete, and starts
+  /// draining. Only once no source watches the socket: see the type's documentation.
+  private func beginLingering() {
+    LoopbackSocket.shutdown(descriptor, sending: true)
+    drainLingering()
+  }
+
+  /// Reads and discards what the client still sends; closes once it has closed (or failed) or the
+  /// linger time is up, else looks again a little later.
+  private func drainLingering() {
+    guard case .lingering = state else { return }
+    var received = false
+    reading: for _ in 0..<Self.readsPerEvent {
+      let result = withUnsafeTemporaryAllocation(byteCount: Self.readChunk, alignment: 1) {
+        LoopbackSocket.read(descriptor, into: $0)
+      }
+      switch result {
+      case .bytes: received = true
+      case .wouldBlock: break reading
+      case .endOfStream, .failed: return close()
+      }
+    }
+    let now = DispatchTime.now()
+    guard now < lingerDeadline else { return close() }
+    // A client still sending is drained at the quickest pace, a silent one ever more rarely.
+    if received { lingerPoll = Self.firstLingerPoll }
+    timer?.schedule(deadline: min(now + .milliseconds(lingerPoll), lingerDeadline))
+    lingerPoll = min(lingerPoll * 2, Self.longestLingerPoll)
   }
 
   // MARK: Closing
 
   private func sourceCancelled() {
     liveSources -= 1
-    if liveSources == 0, case .closed = state { release() }
+    guard liveSources == 0 else { return }
+    switch state {
+    case .closed: release()
+    case .lingering: beginLingering()
+    case .readingHead, .readingBody, .handling, .writing: break
+    }
   }
 
   private func release() {

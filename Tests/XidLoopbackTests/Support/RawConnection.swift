@@ -92,6 +92,16 @@ final class RawConnection {
     }
   }
 
+  /// The port this end of the connection is bound to.
+  var localPort: UInt16 {
+    var address = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+    }
+    return UInt16(bigEndian: address.sin_port)
+  }
+
   /// Reads until the server closes the connection.
   func receiveAll() throws -> [UInt8] {
     var all: [UInt8] = []
