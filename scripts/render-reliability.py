@@ -26,10 +26,12 @@ EXPLANATIONS = {
     "keptAfterTransientFailure": "The callers of the process that met the fault got an error worth retrying "
     "(the user is still signed in), and so may the processes that waited for its lock meanwhile "
     "(`lockTimeout`); another process, or the next expiry, refreshed.",
-    "newSignInKept": "The refresh that started before the sign-in saved nothing over it; the refresh token it "
-    "dropped was revoked.",
+    "newSignInKept": "The refresh that started before the sign-in did not overwrite it: storing a sign-in waits "
+    "for the refresh lock, and a refresh that finds its record replaced saves nothing. The first user's refresh "
+    "token that the race left unused was revoked at the provider (its record of revoked tokens shows it).",
     "signedOut": "The refresh under way saved nothing after the sign-out, in this process or another, and no "
-    "session came back at the next expiry.",
+    "session came back at the next expiry. The first user's refresh token that the race left unused was revoked "
+    "at the provider (its record of revoked tokens shows it).",
     "endedByProvider": "The provider rotated the refresh token but its answer never arrived whole, so the next "
     "refresh presented the spent token and the provider's reuse detection revoked the grant (`invalid_grant`). "
     "Nothing on the client can recover a token it never received; the session ends cleanly, with "
@@ -43,9 +45,13 @@ CHECKS = [
     ("noSignOutWithoutDeadGrant", "No sign-out without a proven dead grant",
      "`sessionExpired` and a removed record only where the provider answered `invalid_grant`"),
     ("oneRefreshPerExpiry", "At most one refresh per expiry",
-     "refresh requests per expiry round, the retries after a failure the fault caused aside"),
+     "refresh requests per expiry round, the retries after a request the fault made fail aside (a request "
+     "the fault only delayed is no failure)"),
     ("noSessionBackAfterSignOut", "No session back after a sign-out",
      "after a sign-out, the next expiry finds nobody signed in in any process, and storage stays empty"),
+    ("droppedRefreshTokenRevoked", "The dropped refresh token is revoked",
+     "after a sign-out or a new sign-in during a refresh, the newest refresh token the provider issued to the "
+     "first user is in the provider's record of revoked tokens"),
     ("noSecretInLogsOrErrors", "No token in a log line or an error",
      "no token, code or verifier the provider issued or received appears in any process's log or error"),
 ]
@@ -116,7 +122,16 @@ def refreshes(case):
     parts = []
     for observed in case["rounds"]:
         requests, faults = observed["refreshRequests"], observed["faultsApplied"]
-        parts.append("%d" % requests + (" (%d met the fault)" % faults if faults else ""))
+        failed = observed.get("requestsFailedByFault", faults)
+        if not faults:
+            note = ""
+        elif failed == faults:
+            note = " (%d failed by the fault)" % failed
+        elif failed == 0:
+            note = " (%d delayed by the fault)" % faults
+        else:
+            note = " (%d met the fault, %d failed by it)" % (faults, failed)
+        parts.append("%d" % requests + note)
     return " then ".join(parts)
 
 

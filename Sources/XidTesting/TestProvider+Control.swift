@@ -105,4 +105,13 @@ extension TestProvider {
       + Array(store.deviceCodes.keys) + store.issuedIDTokens + Array(store.receivedVerifiers)
       + dpopState.receivedProofs
   }
+
+  /// The refresh tokens issued to `subject`, oldest first, whether still valid or not.
+  public func refreshTokens(issuedTo subject: String) -> [String] {
+    store.issuedRefreshTokens.filter { store.grants[$0.grantID]?.authorization.user.subject == subject }.map(\.token)
+  }
+
+  /// The tokens the revocation endpoint revoked (RFC 7009), oldest first: how a test checks that a
+  /// client revoked a token it let go of.
+  public var revokedTokens: [String] { store.revokedTokens }
 }

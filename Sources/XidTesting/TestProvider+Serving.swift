@@ -37,7 +37,10 @@ extension TestProvider {
     if case .failConnection? = fault { return .dropped }
     counters.count(
       endpoint, grantType: endpoint == .token ? (try? FormParameters.form(of: request))?["grant_type"] : nil)
-    if fault != nil { counters.faultsApplied += 1 }
+    if let fault {
+      counters.faultsApplied += 1
+      if case .delay = fault {} else { counters.requestsFailedByFault += 1 }
+    }
     switch fault {
     case .respond(let status, let headers, let body)?:
       return .response(HTTPResponse(status: status, headers: headers, body: body))

@@ -50,12 +50,30 @@ extension SessionEngine {
     return try dpopKeys.makeKey()
   }
 
-  /// Stores a sign-in's record; the key of a session it replaces is deleted.
+  /// Stores a sign-in's record. The session it replaces (read under the refresh lock, so with the
+  /// tokens of a refresh that finished meanwhile, here or in another process) is over: its refresh
+  /// token, which nobody will send again, is revoked, best effort, and its key is deleted.
   func store(_ record: TokenRecord) async throws {
-    let previous = (try? await account.record()) ?? nil
-    try await account.store(record)
-    if let old = previous?.dpopKeyThumbprint, old != record.dpopKeyThumbprint {
+    guard let replaced = try await account.store(record), replaced.signInID != record.signInID else { return }
+    let oldKey = replaced.dpopKeyThumbprint.flatMap { try? dpopKeys.key(thumbprint: $0) }
+    if let old = replaced.dpopKeyThumbprint, old != record.dpopKeyThumbprint {
       dpopKeys.delete(thumbprint: old)
+    }
+    guard let refreshToken = await presence.revocableRefreshToken(of: replaced),
+      refreshToken != record.refreshToken
+    else { return }
+    do {
+      try await client.revoke(refreshToken, hint: .refreshToken, dpopKey: oldKey?.key)
+      configuration.logger.log(
+        .info, category: "sign-in", "revoked the refresh token of the session the sign-in replaced")
+    } catch let error as XidError {
+      configuration.logger.log(
+        .notice, category: "sign-in",
+        "the provider did not revoke the refresh token of the session the sign-in replaced: \(error.code)")
+    } catch {
+      configuration.logger.log(
+        .notice, category: "sign-in",
+        "the provider did not revoke the refresh token of the session the sign-in replaced")
     }
   }
 

@@ -168,15 +168,23 @@ actor AccountSession {
   /// Saves a record from a sign-in, replacing this configuration's previous one (also one of a
   /// format this version cannot read), under the account's lock. With a vault, the refresh token is
   /// sealed first.
-  func store(_ record: TokenRecord) async throws {
+  ///
+  /// - Returns: the record replaced, read under the lock (so a refresh that finished while the
+  ///   sign-in waited for the lock is in it), when it could be read: its session is over, and its
+  ///   refresh token is for the caller to revoke.
+  @discardableResult
+  func store(_ record: TokenRecord) async throws -> TokenRecord? {
     let sealed = try await sealedForStorage(record, newKey: true)
-    try await lock.run("sign-in", isolation: self) { tenure in
+    return try await lock.run("sign-in", isolation: self) { tenure in
       var record = sealed
       let slot = try records.read(replacingUnreadable: true)
       record.version = max(record.version, (slot.record?.version ?? 0) + 1)
       try tenure.commit { try records.save(record, at: slot.key) }
       cached.set(record)
-      unsaved = nil
+      // Tokens this process could not save are the newest of the replaced session.
+      defer { unsaved = nil }
+      if let unsaved, let replaced = slot.record, replaced.isSameSave(as: unsaved.base) { return unsaved.record }
+      return slot.record
     }
   }
 

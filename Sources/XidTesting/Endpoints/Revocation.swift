@@ -20,9 +20,11 @@ extension TestProvider {
     if let record = store.refreshTokens[token] {
       try requireOwner(record.grantID)
       store.revokeGrant(record.grantID)
+      store.revokedTokens.append(token)
     } else if let record = store.accessTokens[token] {
       try requireOwner(record.grantID)
       store.accessTokens[token]?.revoked = true
+      store.revokedTokens.append(token)
     }
     return HTTPResponse(status: 200, headers: ["Cache-Control": "no-store"])
   }

@@ -51,6 +51,7 @@ extension TestProvider {
       store.refreshTokens[refreshToken] = RefreshTokenRecord(
         grantID: grantID, scopes: grant.authorization.scopes,
         expiresAt: configuration.refreshTokenLifetime.map { now + $0 }, jkt: refreshTokenJKT)
+      store.issuedRefreshTokens.append((refreshToken, grantID))
       body["refresh_token"] = .string(refreshToken)
     }
     if scopes.contains("openid") && (!refreshing || configuration.issuesIDTokenOnRefresh) {

@@ -37,6 +37,10 @@ extension TestProvider {
     /// Requests answered (or not) by an injected ``Fault``, except ``Fault/failConnection``, which
     /// never arrive.
     public internal(set) var faultsApplied = 0
+    /// Requests an injected ``Fault`` made fail: answered in the provider's place, lost, timed out,
+    /// stalled, cut short or padded. A ``Fault/delay(_:)`` is not counted: the request is handled as
+    /// usual, only later.
+    public internal(set) var requestsFailedByFault = 0
     /// DPoP proofs the provider accepted.
     public internal(set) var dpopProofsAccepted = 0
     /// Answers that asked for a DPoP nonce (`use_dpop_nonce`).

@@ -12,6 +12,10 @@ struct TokenStore {
   var issuedIDTokens: [String] = []
   /// Every PKCE verifier received, for ``TestProvider/issuedSecrets``.
   var receivedVerifiers: Set<String> = []
+  /// Every refresh token issued, oldest first, with its grant.
+  var issuedRefreshTokens: [(token: String, grantID: Int)] = []
+  /// The tokens the revocation endpoint revoked, oldest first.
+  var revokedTokens: [String] = []
   private var lastGrantID = 0
 
   /// Starts a refresh-token family for `authorization`.

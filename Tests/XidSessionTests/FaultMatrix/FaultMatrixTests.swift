@@ -60,6 +60,7 @@ struct FaultMatrixTests {
     try await xid.signIn()
     let pending = fault == .newSignIn ? try await xid.authorizationURL() : nil
     var texts: [String] = []
+    let firstUserTokens = await world.firstUserRefreshTokens()
 
     // The round of the fault.
     try world.nextExpiry(round: 1)
@@ -97,7 +98,8 @@ struct FaultMatrixTests {
         RoundObservation(before: before, after: afterFirst, errors: first.errors, tokens: first.tokens),
         RoundObservation(before: afterFirst, after: afterSecond, errors: second.errors, tokens: second.tokens),
       ],
-      stored: world.stored(), leaks: await secretLeaks(in: texts, provider: world.provider), started: started)
+      stored: world.stored(), leaks: await secretLeaks(in: texts, provider: world.provider),
+      droppedTokenRevoked: await world.newestFirstUserRefreshTokenRevoked(after: firstUserTokens), started: started)
     await Self.results.record(result)
     await world.stop()
   }
@@ -127,6 +129,7 @@ struct FaultMatrixTests {
       try await xid.signIn()
       let pending = fault == .newSignIn ? try await xid.authorizationURL() : nil
       var texts: [String] = []
+      let firstUserTokens = await world.firstUserRefreshTokens()
 
       try world.nextExpiry(round: faultRound)
       let before = await world.provider.counters
@@ -172,7 +175,9 @@ struct FaultMatrixTests {
               before: afterFirst, after: afterSecond, errors: second.flatMap(\.errors),
               tokens: second.map(\.distinctTokens).reduce(0, +)),
           ],
-          stored: world.stored(), leaks: await secretLeaks(in: texts, provider: world.provider), started: started))
+          stored: world.stored(), leaks: await secretLeaks(in: texts, provider: world.provider),
+          droppedTokenRevoked: await world.newestFirstUserRefreshTokenRevoked(after: firstUserTokens),
+          started: started))
     }
     // The workers logged everything (the secrets check read their lines).
     #expect(world.workerLogLines().count > faults.count)

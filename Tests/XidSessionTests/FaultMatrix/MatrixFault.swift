@@ -55,6 +55,20 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
   }
 
+  /// Whether the fault is a sign-out during a refresh.
+  var isSignOut: Bool { self == .signOutSameProcess || self == .signOutOtherProcess }
+
+  /// Whether `observed` is what may become of the session: ``expected``, or, while a killed process's
+  /// refresh hangs with the lock held, callers that gave up waiting with `lockTimeout` (the user
+  /// stays signed in) and a next expiry without error.
+  func accepts(_ observed: MatrixOutcome, rounds: [RoundObservation]) -> Bool {
+    if observed == expected { return true }
+    guard self == .killedLockHolder, observed == .keptAfterTransientFailure, let first = rounds.first else {
+      return false
+    }
+    return Set(first.errors.keys) == ["lockTimeout"]
+  }
+
   /// What must become of the session.
   var expected: MatrixOutcome {
     switch self {

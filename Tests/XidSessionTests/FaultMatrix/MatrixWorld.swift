@@ -91,6 +91,19 @@ final class MatrixWorld: Sendable {
     try await BackgroundActivityTests.eventually { await self.provider.counters.refreshes > count }
   }
 
+  /// How many refresh tokens the provider has issued to the first user (alice) so far.
+  func firstUserRefreshTokens() async -> Int {
+    await provider.refreshTokens(issuedTo: TestUser.alice.subject).count
+  }
+
+  /// Whether the newest refresh token the provider issued to the first user, among those issued after
+  /// the first `count`, is in the provider's record of revoked tokens; `false` when none was issued.
+  func newestFirstUserRefreshTokenRevoked(after count: Int) async -> Bool {
+    let issued = await provider.refreshTokens(issuedTo: TestUser.alice.subject).dropFirst(count)
+    guard let newest = issued.last else { return false }
+    return await provider.revokedTokens.contains(newest)
+  }
+
   /// Every log line the workers wrote.
   func workerLogLines() -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: control.path)) ?? []

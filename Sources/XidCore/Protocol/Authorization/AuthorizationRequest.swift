@@ -33,21 +33,12 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
       children: ["endpoint": AuthorizationResponse.endpointDescription(url), "isPushed": isPushed, "pending": pending])
   }
 
-  /// The authorization request parameters (OpenID Connect Core 1.0 §3.1.2.1) for `options`, with
-  /// fresh `state`, `nonce` and PKCE verifier, and the pending authorization that remembers them.
+  /// Checks `options` before anything is sent, and returns the scopes the request asks for.
   ///
   /// - Throws: ``XidError/Code/invalidConfiguration`` when an additional parameter would replace one
-  ///   Xid sets, or `max_age` is negative; ``XidError/Code/unsupportedByProvider`` when the provider
-  ///   lists PKCE methods without `S256`.
-  static func parameters(
-    configuration: XidConfiguration, metadata: ProviderMetadata, options: SignInOptions, now: Date,
-    dpopKeyThumbprint: String? = nil
-  ) throws -> (parameters: [(String, String)], pending: PendingAuthorization) {
-    if let methods = metadata.codeChallengeMethodsSupported, !methods.contains("S256") {
-      throw XidError(
-        .unsupportedByProvider,
-        "the provider does not list PKCE method S256 in code_challenge_methods_supported; Xid requires it")
-    }
+  ///   Xid sets, `max_age` is negative, or the scope asks for `offline_access` without DPoP (see
+  ///   ``XidConfiguration/checkScopes(_:)``).
+  static func checkedScopes(configuration: XidConfiguration, options: SignInOptions) throws -> [String] {
     let reserved = options.additionalParameters.keys.filter { SignInOptions.reservedParameters.contains($0) }
     if !reserved.isEmpty {
       throw XidError(
@@ -58,9 +49,30 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
     if let maxAge = options.maxAge, maxAge < .zero {
       throw XidError(.invalidConfiguration, "max_age must not be negative")
     }
+    let scopes = XidConfiguration.withOpenID(options.scopes ?? configuration.scopes)
+    try configuration.checkRequestScope(
+      scopes.joined(separator: " "), of: "the authorization request",
+      from: options.scopes == nil ? "XidConfiguration.scopes" : "SignInOptions.scopes")
+    return scopes
+  }
+
+  /// The authorization request parameters (OpenID Connect Core 1.0 §3.1.2.1) for `options`, with
+  /// fresh `state`, `nonce` and PKCE verifier, and the pending authorization that remembers them.
+  ///
+  /// - Throws: as ``checkedScopes(configuration:options:)``; ``XidError/Code/unsupportedByProvider``
+  ///   when the provider lists PKCE methods without `S256`.
+  static func parameters(
+    configuration: XidConfiguration, metadata: ProviderMetadata, options: SignInOptions, now: Date,
+    dpopKeyThumbprint: String? = nil
+  ) throws -> (parameters: [(String, String)], pending: PendingAuthorization) {
+    if let methods = metadata.codeChallengeMethodsSupported, !methods.contains("S256") {
+      throw XidError(
+        .unsupportedByProvider,
+        "the provider does not list PKCE method S256 in code_challenge_methods_supported; Xid requires it")
+    }
+    let scopes = try checkedScopes(configuration: configuration, options: options)
     let redirectUri = options.redirectUri ?? configuration.redirectUri
     try XidConfiguration.validateRedirectURI(redirectUri, purpose: "redirect URI")
-    let scopes = XidConfiguration.withOpenID(options.scopes ?? configuration.scopes)
     let pkce = try PKCE()
     let state = Base64URL.encode(try XidCrypto.randomBytes(count: 32))
     let nonce = Base64URL.encode(try XidCrypto.randomBytes(count: 32))

@@ -111,13 +111,15 @@ public actor OpenIDClient {
   ///
   /// - Returns: the URL and the ``PendingAuthorization`` to keep until the redirect arrives.
   /// - Throws: ``XidError`` with ``XidError/Code/invalidConfiguration`` (a reserved additional
-  ///   parameter, a bad redirect URI, no key while ``XidConfiguration/usesDPoP`` is on),
+  ///   parameter, a bad redirect URI, no key while ``XidConfiguration/usesDPoP`` is on, or a scope
+  ///   that asks for `offline_access` without DPoP, before any request),
   ///   ``XidError/Code/unsupportedByProvider`` (no S256, no ES256 for DPoP, or pushed requests
   ///   required without an endpoint), ``XidError/Code/pushedAuthorizationFailed``, and discovery
   ///   errors.
   public func makeAuthorizationRequest(_ options: SignInOptions = SignInOptions(), dpopKey: (any DPoPKey)? = nil)
     async throws -> AuthorizationRequest
   {
+    _ = try AuthorizationRequest.checkedScopes(configuration: configuration, options: options)
     let metadata = try await metadata()
     let dpop = try signer(dpopKey, metadata: metadata, required: true)
     let (parameters, pending) = try AuthorizationRequest.parameters(
@@ -209,7 +211,9 @@ public actor OpenIDClient {
   ///     proof, and the new tokens must be bound to the same key.
   /// - Throws: ``XidError`` with ``XidError/Code/tokenRequestFailed`` (check ``XidError/isInvalidGrant``:
   ///   the session is over; ``XidError/isTransient``: try later), ``XidError/Code/invalidTokenResponse``,
-  ///   ``XidError/Code/dpopTokenUnbound``, ``XidError/Code/invalidIDToken``, and transport errors.
+  ///   ``XidError/Code/dpopTokenUnbound``, ``XidError/Code/invalidIDToken``, transport errors, and
+  ///   ``XidError/Code/invalidConfiguration`` before any request for `scopes` that ask for
+  ///   `offline_access` without DPoP.
   public func refresh(
     refreshToken: String, originalIDToken: IDToken?, scopes: [String]? = nil, dpopKey: (any DPoPKey)? = nil
   ) async throws -> TokenResult {
@@ -227,9 +231,15 @@ public actor OpenIDClient {
   package func refreshTokens(refreshToken: String, scopes: [String]? = nil, dpopKey: (any DPoPKey)? = nil)
     async throws -> TokenResponse
   {
+    let grant = TokenEndpoint.refreshGrant(refreshToken: refreshToken, scopes: scopes)
+    for (name, value) in grant where name == "scope" {
+      try configuration.checkRequestScope(
+        value, of: "the refresh request",
+        from: "the scopes: passed to refresh(refreshToken:originalIDToken:scopes:dpopKey:)")
+    }
     let metadata = try await metadata()
     return try await TokenEndpoint.request(
-      TokenEndpoint.refreshGrant(refreshToken: refreshToken, scopes: scopes), configuration: configuration,
+      grant, configuration: configuration,
       metadata: metadata, http: http, clock: clock, secrets: [refreshToken],
       dpop: signer(dpopKey, metadata: metadata, required: true))
   }
@@ -291,12 +301,19 @@ public actor OpenIDClient {
   ///
   /// - Parameter scopes: the scopes to request instead of the configuration's; `openid` is added.
   /// - Throws: ``XidError`` with ``XidError/Code/deviceAuthorizationFailed``,
-  ///   ``XidError/Code/unsupportedByProvider``, and transport errors.
+  ///   ``XidError/Code/unsupportedByProvider``, transport errors, and
+  ///   ``XidError/Code/invalidConfiguration`` before any request for a scope that asks for
+  ///   `offline_access` without DPoP.
   public func startDeviceAuthorization(scopes: [String]? = nil) async throws -> DeviceAuthorization {
+    let requested = XidConfiguration.withOpenID(scopes ?? configuration.scopes)
+    try configuration.checkRequestScope(
+      requested.joined(separator: " "), of: "the device authorization request",
+      from: scopes == nil
+        ? "XidConfiguration.scopes"
+        : "the scopes passed to signInWithDeviceCode(scopes:) (startDeviceAuthorization(scopes:))")
     let metadata = try await metadata()
     return try await DeviceFlow.start(
-      scopes: XidConfiguration.withOpenID(scopes ?? configuration.scopes), configuration: configuration,
-      metadata: metadata, http: http, clock: clock)
+      scopes: requested, configuration: configuration, metadata: metadata, http: http, clock: clock)
   }
 
   /// Polls until the user approves the device authorization, then validates the ID token if one came.
