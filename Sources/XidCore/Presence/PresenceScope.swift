@@ -4,7 +4,10 @@
 /// uses (the sealed refresh token, the DPoP key of the stricter mode) without being passed along.
 final class PresenceScope: Sendable {
   /// The call under way in this task, if any.
-  @TaskLocal static var current: PresenceScope?
+  static var current: PresenceScope? { local.get() }
+  // A TaskLocal instance rather than the `@TaskLocal` wrapper, whose form differs between the Swift 6
+  // standard library and the one of Xcode 15's SDKs.
+  private static let local = TaskLocal<PresenceScope?>(wrappedValue: nil)
 
   private let held = LockedValue<(context: any PresenceContext, endsWithCall: Bool)?>(nil)
 
@@ -22,11 +25,11 @@ final class PresenceScope: Sendable {
 
   /// Runs `body` as one call: in the call under way, or in a new one whose context is invalidated at
   /// its end.
-  static func run<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async throws -> T {
+  static func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
     if current != nil { return try await body() }
     let scope = PresenceScope()
     defer { scope.end() }
-    return try await $current.withValue(scope, operation: body)
+    return try await local.withValue(scope, operation: body)
   }
 
   private func end() {

@@ -85,7 +85,7 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
   ) {
     let key = try JWSSigningKey.generate(for: .es256)
     let stored: JSONValue = ["requirement": .string(requirement.rawValue), "jwk": try key.exportPrivateJWK()]
-    return (try Self.publicKey(of: key), try stored.serialized(sortedKeys: true), false)
+    return (try Self.publicKey(of: key), stored.serialized(sortedKeys: true), false)
   }
 
   public func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
