@@ -19,6 +19,13 @@
   ///
   /// Keys are `kSecAttrAccessibleWhenUnlockedThisDeviceOnly`, never synchronized; with `accessGroup`
   /// they are shared with the app's extensions.
+  ///
+  /// Signing keys (the DPoP key of ``PresenceOptions/protectsDPoPKey``) are CryptoKit
+  /// `SecureEnclave.P256.Signing` keys with the access control `.privateKeyUsage` and the
+  /// requirement's flags; their stored form is the requirement and the key's `dataRepresentation`.
+  /// A signature uses a context evaluated with `evaluateAccessControl(_:operation: .useKeySign,…)`,
+  /// passed as `authenticationContext`. They need a Secure Enclave: elsewhere
+  /// ``createSigningKey(requirement:)`` throws ``XidError/Code/invalidConfiguration``.
   public struct SecureEnclaveKeyStore: PresenceKeyStore {
     /// The full, team-prefixed keychain access group shared with the extensions; `nil` for the app's.
     public let accessGroup: String?
@@ -114,6 +121,76 @@
       guard let plaintext = SecKeyCreateDecryptedData(privateKey, Self.algorithm, Data(ciphertext) as CFData, &error)
       else { throw PresenceFailure(error, operation: "open the refresh token").error }
       return Array(plaintext as Data)
+    }
+
+    // MARK: - Signing keys
+
+    /// Makes a signing key in the Secure Enclave whose use needs `requirement`; never asks.
+    ///
+    /// - Throws: ``XidError/Code/invalidConfiguration`` where there is no Secure Enclave.
+    public func createSigningKey(requirement: PresenceRequirement) throws -> (
+      publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool
+    ) {
+      guard usesSecureEnclave else {
+        throw XidError(
+          .invalidConfiguration,
+          "PresenceOptions.protectsDPoPKey needs the Secure Enclave, which this device lacks (the Simulator, some Macs); turn protectsDPoPKey off on such devices"
+        )
+      }
+      let access = try Self.signingAccessControl(requirement)
+      let key: SecureEnclave.P256.Signing.PrivateKey
+      do {
+        key = try SecureEnclave.P256.Signing.PrivateKey(accessControl: access)
+      } catch {
+        throw PresenceFailure(error, operation: "create the DPoP key").error
+      }
+      let storedForm = requirement.rawValue + "." + key.dataRepresentation.base64EncodedString()
+      return (Array(key.publicKey.x963Representation), storedForm, true)
+    }
+
+    public func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
+      async throws
+    {
+      let context = try Self.context(context)
+      let (requirement, _) = try Self.signingKey(storedForm)
+      try await context.evaluate(
+        Self.signingAccessControl(requirement), operation: .useKeySign, localizedReason: localizedReason)
+    }
+
+    public func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws
+      -> [UInt8]
+    {
+      let context = try Self.context(context)
+      let (_, data) = try Self.signingKey(storedForm)
+      do {
+        let key = try SecureEnclave.P256.Signing.PrivateKey(
+          dataRepresentation: data, authenticationContext: context.context)
+        return Array(try key.signature(for: message).rawRepresentation)
+      } catch {
+        throw PresenceFailure(error, operation: "sign a DPoP proof").error
+      }
+    }
+
+    /// The access control of signing keys: `.privateKeyUsage` and the requirement's flags.
+    private static func signingAccessControl(_ requirement: PresenceRequirement) throws -> SecAccessControl {
+      var error: Unmanaged<CFError>?
+      guard
+        let access = SecAccessControlCreateWithFlags(
+          nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, requirement.accessControlFlags.union(.privateKeyUsage),
+          &error)
+      else { throw PresenceFailure(error, operation: "describe the DPoP key's access").error }
+      return access
+    }
+
+    private static func signingKey(_ storedForm: String) throws -> (PresenceRequirement, Data) {
+      let parts = storedForm.split(separator: ".", maxSplits: 1)
+      guard parts.count == 2, let requirement = PresenceRequirement(rawValue: String(parts[0])),
+        let data = Data(base64Encoded: String(parts[1]))
+      else {
+        throw XidError(
+          .presenceKeyInvalidated, "the stored DPoP key is not a Secure Enclave key's; sign the user in again")
+      }
+      return (requirement, data)
     }
 
     // MARK: - Keychain

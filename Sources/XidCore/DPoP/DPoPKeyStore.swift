@@ -14,12 +14,25 @@ final class DPoPKeyStore: Sendable {
   let factories: [any DPoPKeyFactory]
   private let logger: any XidLogger
   private let loaded = LockedValue<[String: PreparedDPoPKey]>([:])
+  /// The store of keys that need the user, which restores the stricter mode's keys.
+  private let presenceKeys: (any PresenceKeyStore)?
+  /// The requirement of new keys in the stricter mode (``PresenceOptions/protectsDPoPKey``).
+  private let protection: PresenceRequirement?
 
-  /// - Parameter factory: the preferred factory; software keys are made where it is unavailable.
-  init(storage: any TokenStorageAdapter, factory: (any DPoPKeyFactory)?, logger: any XidLogger) {
+  /// - Parameters:
+  ///   - factory: the preferred factory; software keys are made where it is unavailable.
+  ///   - presenceKeys: the store of keys that need the user (``PresenceOptions/keyStore``).
+  ///   - protection: in the stricter mode, the requirement new keys are made with, by `presenceKeys`
+  ///     instead of a factory.
+  init(
+    storage: any TokenStorageAdapter, factory: (any DPoPKeyFactory)?, logger: any XidLogger,
+    presenceKeys: (any PresenceKeyStore)? = nil, protection: PresenceRequirement? = nil
+  ) {
     self.storage = storage
     self.factories = Self.factories(preferring: factory)
     self.logger = logger
+    self.presenceKeys = presenceKeys
+    self.protection = protection
   }
 
   /// The preferred factory, then ``SoftwareDPoPKeyFactory`` unless the preferred one is of that kind.
@@ -36,22 +49,40 @@ final class DPoPKeyStore: Sendable {
   /// The storage key of the key with `thumbprint`.
   static func storageKey(thumbprint: String) -> String { keyPrefix + thumbprint }
 
-  /// Makes a key with the first available factory and stores it.
+  /// Makes a key with the first available factory, or in the stricter mode with the presence key
+  /// store, and stores it.
   ///
   /// - Throws: the factory's and the storage's ``XidError``s.
   func makeKey() throws -> PreparedDPoPKey {
-    let factory = Self.factoryForNewKey(among: factories)
-    let (key, storedForm) = try factory.makeKey()
-    let entry: JSONValue = [
-      "format": .int(Self.format), "kind": .string(factory.kind), "key": .string(storedForm),
-      "jkt": .string(key.thumbprint), "hardware": .bool(key.isHardwareBacked),
-    ]
-    try storage.save(key: Self.storageKey(thumbprint: key.thumbprint), value: entry.serialized(sortedKeys: true))
+    let key: any DPoPKey
+    var entry: [String: JSONValue]
+    if let protection, let presenceKeys {
+      // The stricter mode: a key whose use needs the user, from the presence key store.
+      let made = try presenceKeys.createSigningKey(requirement: protection)
+      key = try PresenceDPoPKey(
+        publicKey: made.publicKey, storedForm: made.storedForm, isHardwareBacked: made.isHardwareBacked,
+        keyStore: presenceKeys)
+      entry = [
+        "kind": .string(PresenceDPoPKey.kind), "key": .string(made.storedForm),
+        "public": .string(Base64URL.encode(made.publicKey)), "requirement": .string(protection.rawValue),
+      ]
+    } else {
+      let factory = Self.factoryForNewKey(among: factories)
+      let made = try factory.makeKey()
+      key = made.key
+      entry = ["kind": .string(factory.kind), "key": .string(made.storedForm)]
+    }
+    entry["format"] = .int(Self.format)
+    entry["jkt"] = .string(key.thumbprint)
+    entry["hardware"] = .bool(key.isHardwareBacked)
+    try storage.save(
+      key: Self.storageKey(thumbprint: key.thumbprint), value: JSONValue.object(entry).serialized(sortedKeys: true))
     let prepared = PreparedDPoPKey(key)
     loaded.update { $0[key.thumbprint] = prepared }
     logger.log(
       .info, category: "dpop",
-      "made a \(key.isHardwareBacked ? "hardware-backed" : "software") DPoP key (\(key.thumbprint))")
+      "made a \(key.isHardwareBacked ? "hardware-backed" : "software") DPoP key\(key is PresenceDPoPKey ? " that needs the user" : "") (\(key.thumbprint))"
+    )
     return prepared
   }
 
@@ -67,6 +98,9 @@ final class DPoPKeyStore: Sendable {
         .dpopKeyUnavailable,
         "the session's DPoP key (\(thumbprint)) is missing from storage; its tokens cannot be used with any other key. Sign the user in again"
       )
+    }
+    if entry.kind == PresenceDPoPKey.kind {
+      return try restorePresenceKey(entry, thumbprint: thumbprint)
     }
     guard let factory = factories.first(where: { $0.kind == entry.kind }) else {
       throw XidError(
@@ -118,10 +152,30 @@ final class DPoPKeyStore: Sendable {
     }
   }
 
+  /// A key of the stricter mode: its public key is in the entry, its private use in the presence key
+  /// store (none in a process that configures none: the key then refuses to sign).
+  private func restorePresenceKey(_ entry: Entry, thumbprint: String) throws -> PreparedDPoPKey {
+    guard let encoded = entry.publicKey, let publicKey = try? Base64URL.decode(encoded) else {
+      throw XidError(.dpopKeyUnavailable, "the session's stored DPoP key has no public key; sign the user in again")
+    }
+    let key = try PresenceDPoPKey(
+      publicKey: publicKey, storedForm: entry.storedForm, isHardwareBacked: entry.isHardwareBacked,
+      keyStore: presenceKeys)
+    guard key.thumbprint == thumbprint else {
+      throw XidError(
+        .dpopKeyUnavailable,
+        "the stored DPoP key is not the key the session's tokens are bound to; sign the user in again")
+    }
+    let prepared = PreparedDPoPKey(key)
+    loaded.update { $0[thumbprint] = prepared }
+    return prepared
+  }
+
   private struct Entry {
     var kind: String
     var storedForm: String
     var isHardwareBacked: Bool
+    var publicKey: String?
   }
 
   private func storedEntry(thumbprint: String) throws -> Entry? {
@@ -134,7 +188,9 @@ final class DPoPKeyStore: Sendable {
         .dpopKeyUnavailable,
         "the session's stored DPoP key is unreadable or of an unknown format; sign the user in again")
     }
-    return Entry(kind: kind, storedForm: storedForm, isHardwareBacked: members["hardware"]?.boolValue ?? false)
+    return Entry(
+      kind: kind, storedForm: storedForm, isHardwareBacked: members["hardware"]?.boolValue ?? false,
+      publicKey: members["public"]?.stringValue)
   }
 }
 

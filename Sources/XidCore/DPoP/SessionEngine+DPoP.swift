@@ -22,14 +22,17 @@ extension SessionEngine {
     -> HTTPHeaders
   {
     try url.requireSecure(for: "authorized request URL")
-    let record = try await usableRecord(forceRefresh: forceRefresh)
-    guard let key = try Self.dpopKey(for: record, in: dpopKeys, configuration) else {
-      return ["Authorization": "Bearer " + record.accessToken]
+    return try await PresenceScope.run {
+      let record = try await usableRecord(forceRefresh: forceRefresh)
+      guard let key = try Self.dpopKey(for: record, in: dpopKeys, configuration) else {
+        return ["Authorization": "Bearer " + record.accessToken]
+      }
+      try await presence.prepareToSign(with: key.key)
+      let proof = try key.proof(
+        method: method, url: url, accessToken: record.accessToken, nonce: dpopNonces.nonce(for: url),
+        now: configuration.clock.now)
+      return ["Authorization": "DPoP " + record.accessToken, "DPoP": proof]
     }
-    let proof = try key.proof(
-      method: method, url: url, accessToken: record.accessToken, nonce: dpopNonces.nonce(for: url),
-      now: configuration.clock.now)
-    return ["Authorization": "DPoP " + record.accessToken, "DPoP": proof]
   }
 
   /// Learns from a response to a request the app sent with ``authorizationHeaders(method:url:forceRefresh:)``:
@@ -110,12 +113,18 @@ extension SessionEngine {
   /// Sends `request` with the session's token: at most three times, the first try, one retry with a
   /// server's new DPoP nonce and one retry after a refresh.
   nonisolated func sendAuthorized(_ request: HTTPRequest) async throws -> HTTPResponse {
+    // One call: in the stricter mode one prompt covers a refresh and every proof of the request.
+    try await PresenceScope.run { try await sendAuthorizedInCall(request) }
+  }
+
+  private nonisolated func sendAuthorizedInCall(_ request: HTTPRequest) async throws -> HTTPResponse {
     var record = try await usableRecord(forceRefresh: false)
     var sends = 0
     var retriedWithNonce = false
     var refreshed = false
     while true {
       let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
+      try await presence.prepareToSign(with: key?.key)
       let authorized: HTTPRequest
       if let key {
         let proof = try key.proof(

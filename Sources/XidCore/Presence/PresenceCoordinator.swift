@@ -1,13 +1,20 @@
 import Foundation
 
 /// The presence options of one engine, put together: the session lock, the refresh token's vault,
-/// and where the app is. The engine asks it before handing anything out and tells it about sign-ins
-/// and sign-outs.
+/// the confirmations of presence that the vault and the stricter mode's DPoP key share, and where
+/// the app is. The engine asks it before handing anything out or signing a proof, and tells it about
+/// sign-ins and sign-outs.
 final class PresenceCoordinator: Sendable {
   /// The session lock, when one is configured.
   let lock: SessionLock?
   /// The vault of the refresh token, when its protection is configured.
   let vault: RefreshTokenVault?
+  /// The confirmations of presence for this account's keys, with the vault.
+  let confirmations: PresenceConfirmations?
+  /// The store of keys that need the user, with the vault.
+  let keyStore: (any PresenceKeyStore)?
+  /// The requirement of new DPoP keys in the stricter mode (``PresenceOptions/protectsDPoPKey``).
+  let dpopKeyProtection: PresenceRequirement?
   private let phase = LockedValue(XidScenePhase.active)
 
   /// - Throws: ``XidError/Code/invalidConfiguration`` when an option lacks what it needs.
@@ -32,12 +39,60 @@ final class PresenceCoordinator: Sendable {
         )
       }
       let phase = phase
-      vault = RefreshTokenVault(
-        keyStore: keyStore, requirement: requirement, reuse: options.authenticationReuse,
-        reason: options.refreshReason, clock: clock, tag: "xid.presence." + accountKey,
+      let confirmations = PresenceConfirmations(
+        keyStore: keyStore, reuse: options.authenticationReuse, reason: options.refreshReason, clock: clock,
         interactionAllowed: { phase.get() != .background })
+      vault = RefreshTokenVault(
+        keyStore: keyStore, requirement: requirement, confirmations: confirmations, tag: "xid.presence." + accountKey)
+      self.confirmations = confirmations
+      self.keyStore = keyStore
+      dpopKeyProtection = options.protectsDPoPKey ? requirement : nil
     } else {
       vault = nil
+      confirmations = nil
+      keyStore = nil
+      dpopKeyProtection = nil
+    }
+  }
+
+  // MARK: - The stricter mode's DPoP key
+
+  /// Makes `key` ready to sign in the call under way (``PresenceScope``): a key that needs the user
+  /// gets the call's confirmation, which asks them unless the call or the reuse time already has
+  /// one. A key that signs without the user is refused in the stricter mode.
+  ///
+  /// - Throws: ``XidError/Code/dpopKeyUnavailable`` for an unprotected key in the stricter mode,
+  ///   ``XidError/Code/userPresenceRequired`` in the background or in a process that cannot ask,
+  ///   ``XidError/Code/presenceKeyInvalidated`` when the key no longer accepts the user, and how the
+  ///   prompt ended.
+  func prepareToSign(with key: (any DPoPKey)?) async throws {
+    guard let key else { return }
+    guard let protected = key as? PresenceDPoPKey else {
+      guard dpopKeyProtection == nil else {
+        throw XidError(
+          .dpopKeyUnavailable,
+          "the session's DPoP key signs without the user: it was made before PresenceOptions.protectsDPoPKey was turned on, and is not used while it is on; sign the user in again (the session is kept until then)"
+        )
+      }
+      return
+    }
+    guard let confirmations else {
+      throw XidError(
+        .userPresenceRequired,
+        "the session's DPoP key needs the user (PresenceOptions.protectsDPoPKey), and this process has no PresenceOptions.refreshTokenProtection to ask them (an extension or a widget?); make the call from the app in the foreground"
+      )
+    }
+    assert(PresenceScope.current != nil, "a proof with a protected DPoP key is prepared outside a call")
+    do {
+      let confirmation = try await confirmations.confirmation(
+        for: .signing(storedForm: protected.storedForm), purpose: "this call")
+      // Outside a call nothing would hold the context: the proof then fails with userPresenceRequired.
+      if confirmation.endsAfterUse { confirmation.context.invalidate() }
+    } catch let error as XidError where error.code == .presenceKeyInvalidated {
+      throw XidError(
+        .presenceKeyInvalidated,
+        "the session's DPoP key no longer accepts the user (\(error.reason)): the enrolled biometry or the passcode may have changed. Sign the user in again (signOut() cleans up; the session is kept until then)"
+      )
     }
   }
 
@@ -52,7 +107,7 @@ final class PresenceCoordinator: Sendable {
   func setScenePhaseAndForget(_ next: XidScenePhase) {
     phase.set(next)
     lock?.setScenePhase(next)
-    if next == .background, let vault { Task { await vault.forgetAuthentication() } }
+    if next == .background, let confirmations { Task { await confirmations.forget() } }
   }
 
   /// The refresh token to revoke at sign-out: the stored one, or the sealed one when a reused
@@ -67,7 +122,7 @@ final class PresenceCoordinator: Sendable {
 
   func lockNow() async {
     await lock?.lock()
-    await vault?.forgetAuthentication()
+    await confirmations?.forget()
   }
 
   /// The user signed in, in this process: they are present.

@@ -7,7 +7,12 @@ public protocol PresenceContext: AnyObject, Sendable {
 
 /// Keys whose private half can be used only while the user is present: the Secure Enclave on Apple
 /// platforms (`SecureEnclaveKeyStore`), ``SoftwarePresenceKeyStore`` elsewhere. Xid seals the refresh
-/// token with one (``PresenceOptions/refreshTokenProtection``).
+/// token with one (``PresenceOptions/refreshTokenProtection``), and in the stricter mode
+/// (``PresenceOptions/protectsDPoPKey``) makes the session's DPoP key with it.
+///
+/// A context evaluated once allows every key of the store that has the same requirement, as an
+/// evaluated `LAContext` passed with `kSecUseAuthenticationContext` does: one prompt covers opening
+/// the refresh token and signing the refresh's DPoP proof.
 ///
 /// Keys are P-256 and encrypt with ECIES, ANSI X9.63 KDF with SHA-256 and AES-GCM with a variable IV,
 /// as `SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA256AESGCM` does. Using the public half
@@ -31,4 +36,51 @@ public protocol PresenceKeyStore: Sendable {
   func authenticate(_ context: any PresenceContext, forKey tag: String, localizedReason: String) async throws
   /// Opens `ciphertext` with the private key `tag`, using the evaluated `context`; never asks again.
   func decrypt(_ ciphertext: [UInt8], withKey tag: String, context: any PresenceContext) async throws -> [UInt8]
+
+  /// Makes a new P-256 signing key whose private use needs `requirement`: the DPoP key of the stricter
+  /// mode. Never asks the user.
+  ///
+  /// - Returns: the public key (65-byte X9.63); what to store to use the key again (an opaque handle,
+  ///   such as a Secure Enclave key's `dataRepresentation`, or the private key itself in software),
+  ///   which Xid keeps with the tokens and never shows; and whether the key lives in hardware.
+  func createSigningKey(requirement: PresenceRequirement) throws -> (
+    publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool
+  )
+  /// Asks the user, showing `localizedReason`, to allow signing with the key `storedForm` using
+  /// `context`.
+  func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
+    async throws
+  /// The ES256 signature (64 bytes r ‖ s) of `message` (SHA-256, then ECDSA P-256) with the key
+  /// `storedForm` and the evaluated `context`; never asks.
+  func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws -> [UInt8]
+}
+
+extension PresenceKeyStore {
+  /// Throws ``XidError/Code/invalidConfiguration``: this store makes no signing keys.
+  public func createSigningKey(requirement: PresenceRequirement) throws -> (
+    publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool
+  ) {
+    throw Self.noSigningKeys
+  }
+
+  /// Throws ``XidError/Code/invalidConfiguration``: this store makes no signing keys.
+  public func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
+    async throws
+  {
+    throw Self.noSigningKeys
+  }
+
+  /// Throws ``XidError/Code/invalidConfiguration``: this store makes no signing keys.
+  public func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws
+    -> [UInt8]
+  {
+    throw Self.noSigningKeys
+  }
+
+  private static var noSigningKeys: XidError {
+    XidError(
+      .invalidConfiguration,
+      "PresenceOptions.protectsDPoPKey needs a key store that makes signing keys (\(Self.self) does not): use the platform's (SecureEnclaveKeyStore, SoftwarePresenceKeyStore) or implement createSigningKey, authenticate(_:forSigningKey:localizedReason:) and sign"
+    )
+  }
 }

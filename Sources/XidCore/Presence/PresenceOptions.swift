@@ -14,6 +14,9 @@
 /// - A **protected refresh token** (``refreshTokenProtection``) is sealed in the stored record with a
 ///   key whose private half needs the user, so every refresh asks them; access tokens stay usable
 ///   until they expire.
+/// - A **protected DPoP key** (``protectsDPoPKey``), the stricter mode: the key the tokens are bound
+///   to needs the user too, so every API call asks them (one prompt per call, or one per
+///   ``authenticationReuse``). App extensions and widgets cannot use it.
 ///
 /// `docs/local-authentication.md` explains what each option protects against and what the user sees.
 public struct PresenceOptions: Sendable {
@@ -26,14 +29,28 @@ public struct PresenceOptions: Sendable {
   /// Seal the refresh token with a key that needs the user, by this requirement; `nil` (the default)
   /// to store it as it is.
   public var refreshTokenProtection: PresenceRequirement?
-  /// How long one confirmation of the user's presence opens the sealed refresh token again without a
-  /// new prompt, after which Xid invalidates it (`LAContext.invalidate()`); `.zero` (the default) asks
-  /// at every refresh. At most one hour.
+  /// How long one confirmation of the user's presence is used again without a new prompt (to open
+  /// the sealed refresh token and, with ``protectsDPoPKey``, to sign DPoP proofs), after which Xid
+  /// invalidates it (`LAContext.invalidate()`); `.zero` (the default) asks at every refresh (and every
+  /// call in the stricter mode). At most one hour.
   public var authenticationReuse: Duration
-  /// What the prompt says when a refresh needs the user, in the user's language. Not empty.
+  /// What the prompt says when Xid needs the user: at a refresh, and with ``protectsDPoPKey`` at every
+  /// API call. In the user's language; not empty.
   public var refreshReason: String
-  /// The stricter mode where the DPoP key itself needs the user, so that every API call does (App
-  /// Intents and widgets then never work). Refused until Xid supports DPoP.
+  /// The stricter mode, "every API call needs the user": the session's DPoP key is made with the
+  /// access control of ``refreshTokenProtection`` (in the Secure Enclave: `.privateKeyUsage` and the
+  /// requirement's flags), so that every DPoP proof, and so every request, refresh and sign-in,
+  /// needs the user. One prompt covers one call: a ``SessionEngine/send(_:)`` that refreshes first
+  /// opens the refresh token and signs both proofs with one evaluated context.
+  ///
+  /// Needs ``XidConfiguration/usesDPoP`` and ``refreshTokenProtection`` (whose requirement it takes).
+  /// App extensions and widgets cannot show the prompt: their calls fail with
+  /// ``XidError/Code/userPresenceRequired``, as calls from the app in the background do.
+  ///
+  /// Changing it does not change an existing session's key, which is fixed in hardware: turning it
+  /// on refuses a session whose key signs without the user (``XidError/Code/dpopKeyUnavailable``,
+  /// sign the user in again); turning it off keeps asking for such a session's key until the user
+  /// signs in again. The default is `false`.
   public var protectsDPoPKey: Bool
   /// Who opens the session lock; `nil` for the platform's (`LocalAuthenticationAuthorizer`, an
   /// `LARight`, on Apple platforms). Elsewhere, and in tests, set one. On Linux it also guards the
@@ -63,14 +80,15 @@ public struct PresenceOptions: Sendable {
     self.keyStore = keyStore
   }
 
-  /// Checks the options; ``XidConfiguration/validate()`` calls it.
+  /// Checks the options; ``XidConfiguration/validate()`` calls it, and also checks that
+  /// ``protectsDPoPKey`` comes with ``XidConfiguration/usesDPoP``.
   ///
   /// - Throws: ``XidError/Code/invalidConfiguration`` with what to change.
   public func validate() throws {
-    if protectsDPoPKey {
+    if protectsDPoPKey, refreshTokenProtection == nil {
       throw XidError(
         .invalidConfiguration,
-        "PresenceOptions.protectsDPoPKey needs DPoP, which this version of Xid does not support yet; use refreshTokenProtection instead"
+        "PresenceOptions.protectsDPoPKey takes its requirement from refreshTokenProtection: set refreshTokenProtection too (for example .biometryCurrentSet)"
       )
     }
     if let relockAfterBackground {

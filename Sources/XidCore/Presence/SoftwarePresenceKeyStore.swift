@@ -4,9 +4,11 @@ import Foundation
 /// ``TokenStorageAdapter`` (with ``FileTokenStorage``, a file of mode 0600), and its private use is
 /// allowed once a ``PresenceAuthorizer`` has verified the user for a context.
 ///
-/// It follows the Secure Enclave's rules (one evaluated context per use, invalidation, a missing key
-/// is ``XidError/Code/presenceKeyInvalidated``), but the private key is only as safe as the storage:
-/// anyone who can read the file can open what it sealed. Use it where no hardware key exists.
+/// It follows the Secure Enclave's rules (an evaluated context allows the keys of its requirement until
+/// it is invalidated, a missing key is ``XidError/Code/presenceKeyInvalidated``), but the private key
+/// is only as safe as the storage: anyone who can read the file can open what it sealed and sign with
+/// its signing keys (the stricter mode's DPoP keys, kept with the tokens). Use it where no hardware
+/// key exists.
 public struct SoftwarePresenceKeyStore: PresenceKeyStore {
   private let storage: any TokenStorageAdapter
   private let authorizer: any PresenceAuthorizer
@@ -17,25 +19,27 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
     self.authorizer = authorizer
   }
 
-  /// A context that a successful ``authenticate(_:forKey:localizedReason:)`` marks evaluated for one
-  /// key, until it is invalidated.
+  /// A context that a successful authentication marks evaluated for one requirement, until it is
+  /// invalidated: it then allows every key of that requirement, as an evaluated `LAContext` does.
   final class Context: PresenceContext, Sendable {
-    private let state = LockedValue<(key: String?, invalidated: Bool)>((nil, false))
+    private let state = LockedValue<(requirement: PresenceRequirement?, invalidated: Bool)>((nil, false))
 
     func invalidate() { state.update { $0.invalidated = true } }
 
-    fileprivate func markEvaluated(for tag: String) { state.update { $0.key = tag } }
+    fileprivate func markEvaluated(for requirement: PresenceRequirement) {
+      state.update { $0.requirement = requirement }
+    }
 
-    fileprivate func allows(_ tag: String) -> Bool {
-      let (key, invalidated) = state.get()
-      return !invalidated && key == tag
+    fileprivate func allows(_ requirement: PresenceRequirement) -> Bool {
+      let (evaluated, invalidated) = state.get()
+      return !invalidated && evaluated == requirement
     }
   }
 
   public func makeContext() -> any PresenceContext { Context() }
 
   public func publicKey(tag: String) throws -> [UInt8]? {
-    try load(tag)?.publicKey
+    try load(tag)?.key.publicKey
   }
 
   public func createKey(tag: String, requirement: PresenceRequirement) throws -> [UInt8] {
@@ -59,34 +63,91 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
     guard let context = context as? Context else {
       throw XidError(.invalidConfiguration, "SoftwarePresenceKeyStore was given a context it did not make")
     }
-    guard try load(tag) != nil else { throw Self.missing(tag) }
+    guard let key = try load(tag) else { throw Self.missing(tag) }
     try await authorizer.checkCanAuthorize()
     try await authorizer.authorize(localizedReason: localizedReason)
-    context.markEvaluated(for: tag)
+    context.markEvaluated(for: key.requirement)
   }
 
   public func decrypt(_ ciphertext: [UInt8], withKey tag: String, context: any PresenceContext) async throws
     -> [UInt8]
   {
-    guard let context = context as? Context, context.allows(tag) else {
+    guard let key = try load(tag) else { throw Self.missing(tag) }
+    try Self.require(context, allows: key.requirement)
+    return try ECIESP256.open(ciphertext, with: key.key)
+  }
+
+  // MARK: - Signing keys
+
+  /// Makes a P-256 signing key; its stored form holds its private JWK and its requirement.
+  public func createSigningKey(requirement: PresenceRequirement) throws -> (
+    publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool
+  ) {
+    let key = try JWSSigningKey.generate(for: .es256)
+    let stored: JSONValue = ["requirement": .string(requirement.rawValue), "jwk": try key.exportPrivateJWK()]
+    return (try Self.publicKey(of: key), stored.serialized(sortedKeys: true), false)
+  }
+
+  public func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
+    async throws
+  {
+    guard let context = context as? Context else {
+      throw XidError(.invalidConfiguration, "SoftwarePresenceKeyStore was given a context it did not make")
+    }
+    let (_, requirement) = try Self.signingKey(storedForm)
+    try await authorizer.checkCanAuthorize()
+    try await authorizer.authorize(localizedReason: localizedReason)
+    context.markEvaluated(for: requirement)
+  }
+
+  public func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws
+    -> [UInt8]
+  {
+    let (key, requirement) = try Self.signingKey(storedForm)
+    try Self.require(context, allows: requirement)
+    return try key.signature(for: message)
+  }
+
+  private static func signingKey(_ storedForm: String) throws -> (JWSSigningKey, PresenceRequirement) {
+    guard let stored = try? JSONValue(parsing: Array(storedForm.utf8)),
+      let requirement = stored["requirement"]?.stringValue.flatMap(PresenceRequirement.init(rawValue:)),
+      let jwk = stored["jwk"], let key = try? JWSSigningKey(privateJWK: jwk), key.algorithm == .es256
+    else {
+      throw XidError(
+        .presenceKeyInvalidated, "the stored signing key is damaged and cannot be used; sign the user in again")
+    }
+    return (key, requirement)
+  }
+
+  private static func publicKey(of key: JWSSigningKey) throws -> [UInt8] {
+    let members = key.publicJWK.members
+    guard let x = members["x"]?.stringValue, let y = members["y"]?.stringValue else {
+      throw XidError(.cryptoFailure, "a new P-256 key has no public point")
+    }
+    return try [0x04] + Base64URL.decode(x) + Base64URL.decode(y)
+  }
+
+  private static func require(_ context: any PresenceContext, allows requirement: PresenceRequirement) throws {
+    guard let context = context as? Context, context.allows(requirement) else {
       throw XidError(
         .authenticationInterrupted,
         "the context was invalidated or never evaluated for this key (as LAError.invalidContext); ask the user again")
     }
-    guard let key = try load(tag) else { throw Self.missing(tag) }
-    return try ECIESP256.open(ciphertext, with: key)
   }
 
   // MARK: - Storage
 
   static func storageKey(_ tag: String) -> String { "xid.presence-key." + tag }
 
-  private func load(_ tag: String) throws -> P256KeyAgreementKey? {
+  private func load(_ tag: String) throws -> (key: P256KeyAgreementKey, requirement: PresenceRequirement)? {
     guard let text = try storage.load(key: Self.storageKey(tag)) else { return nil }
     do {
       let members = try JSONValue(parsing: Array(text.utf8)).objectValue ?? [:]
       func bytes(_ name: String) throws -> [UInt8] { try Base64URL.decode(members[name]?.stringValue ?? "") }
-      return try P256KeyAgreementKey(scalar: bytes("d"), publicKey: [0x04] + bytes("x") + bytes("y"))
+      guard let requirement = members["requirement"]?.stringValue.flatMap(PresenceRequirement.init(rawValue:)) else {
+        throw XidError(.invalidKey, "no requirement")
+      }
+      return (try P256KeyAgreementKey(scalar: bytes("d"), publicKey: [0x04] + bytes("x") + bytes("y")), requirement)
     } catch {
       throw XidError(
         .presenceKeyInvalidated, "the stored presence key is damaged and cannot be used; sign the user in again")

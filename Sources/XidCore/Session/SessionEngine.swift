@@ -39,12 +39,13 @@ public actor SessionEngine {
       account: configuration.account)
     let dpopNonces = DPoPNonceCache(
       storage: storage, key: DPoPNonceCache.storageKey(accountKey: key), logger: configuration.logger)
-    let dpopKeys = DPoPKeyStore(
-      storage: storage, factory: configuration.dpopKeyFactory, logger: configuration.logger)
     let client = try OpenIDClient(
       configuration: configuration, transport: transport, clock: configuration.clock, dpopNonces: dpopNonces)
     let clock = configuration.clock
     let presence = try PresenceCoordinator(options: configuration.presence, accountKey: key, clock: clock)
+    let dpopKeys = DPoPKeyStore(
+      storage: storage, factory: configuration.dpopKeyFactory, logger: configuration.logger,
+      presenceKeys: presence.keyStore, protection: presence.dpopKeyProtection)
     self.presence = presence
     self.configuration = configuration
     self.client = client
@@ -69,7 +70,11 @@ public actor SessionEngine {
       expiryLeeway: configuration.expiryLeeway.timeInterval,
       logger: configuration.logger, now: { clock.now }, clock: clock,
       refresher: { record in
-        try await Self.refresh(record, with: client, key: Self.dpopKey(for: record, in: dpopKeys, configuration))
+        try await PresenceScope.run {
+          let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
+          try await presence.prepareToSign(with: key?.key)
+          return try await Self.refresh(record, with: client, key: key)
+        }
       },
       revoker: { refreshToken in await Self.revokeDropped(refreshToken, with: client, logger: configuration.logger) },
       vault: presence.vault)
@@ -90,6 +95,13 @@ public actor SessionEngine {
     }
     signInInProgress = true
     defer { signInInProgress = false }
+    // One call: in the stricter mode, one prompt covers the pushed request's proof and the code's.
+    return try await PresenceScope.run { try await signIn(checked: options, userAgent: userAgent) }
+  }
+
+  private func signIn(checked options: SignInOptions, userAgent: any AuthorizationUserAgent) async throws
+    -> XidSession
+  {
     let agent = try await userAgent.prepare(redirectUri: configuration.redirectUri)
     var options = options
     options.redirectUri = agent.redirectUri
@@ -113,7 +125,7 @@ public actor SessionEngine {
   /// The authorization URL of a new sign-in, for apps that present it themselves; finish with
   /// ``handleRedirect(url:)``.
   public func authorizationURL(options: SignInOptions) async throws -> URL {
-    try await startAuthorization(options).url
+    try await PresenceScope.run { try await startAuthorization(options).url }
   }
 
   /// Makes the sign-in's DPoP key (when DPoP is on) and its authorization request, and keeps the
@@ -121,6 +133,10 @@ public actor SessionEngine {
   private func startAuthorization(_ options: SignInOptions) async throws -> AuthorizationRequest {
     let key = try makeSignInKey()
     do {
+      if key?.key is PresenceDPoPKey, try await client.willPush(options) {
+        // The pushed request carries a proof.
+        try await presence.prepareToSign(with: key?.key)
+      }
       let request = try await client.makeAuthorizationRequest(options, dpopKey: key?.key)
       try await pending.save(request.pending, now: configuration.clock.now)
       return request
@@ -136,6 +152,10 @@ public actor SessionEngine {
   /// - Throws: ``XidError/Code/stateMismatch``, ``XidError/Code/authorizationFailed``, validation and
   ///   network errors. The pending sign-in is removed either way.
   public func handleRedirect(url: URL) async throws -> XidSession {
+    try await PresenceScope.run { try await handleRedirectInCall(url: url) }
+  }
+
+  private func handleRedirectInCall(url: URL) async throws -> XidSession {
     let candidates = try await pending.all(now: configuration.clock.now)
     guard let matched = PendingAuthorization.matching(callbackURL: url, in: candidates) else {
       // Let the engine produce the precise error (missing state, unknown state, provider error).
@@ -160,6 +180,7 @@ public actor SessionEngine {
         .dpopKeyUnavailable, "the sign-in was started without DPoP, which the configuration now requires; sign in again"
       )
     }
+    try await presence.prepareToSign(with: key?.key)
     let result = try await client.handleRedirect(url: url, pending: [matched], dpopKey: key?.key)
     let tokens = result.tokens
     let record = TokenRecord(
@@ -181,12 +202,19 @@ public actor SessionEngine {
   public func signInWithDeviceCode(
     scopes: [String]?, showCode show: @Sendable (DeviceAuthorization) async -> Void
   ) async throws -> XidSession {
+    try await PresenceScope.run { try await signInWithDeviceCodeInCall(scopes: scopes, showCode: show) }
+  }
+
+  private func signInWithDeviceCodeInCall(
+    scopes: [String]?, showCode show: @Sendable (DeviceAuthorization) async -> Void
+  ) async throws -> XidSession {
     let key = try makeSignInKey()
     let result: TokenResult
     let authorization: DeviceAuthorization
     do {
       authorization = try await client.startDeviceAuthorization(scopes: scopes)
       await show(authorization)
+      try await presence.prepareToSign(with: key?.key)
       result = try await client.pollDeviceAuthorization(authorization, dpopKey: key?.key)
     } catch {
       if let key { dpopKeys.delete(thumbprint: key.thumbprint) }
@@ -219,11 +247,14 @@ public actor SessionEngine {
 
   /// The user's claims from the provider's UserInfo endpoint (checked to be about the same `sub`).
   public func userInfo() async throws -> UserInfo {
-    try await requireOpenLock(for: "userInfo()")
-    let record = try await account.validRecord(force: false)
-    let subject = try XidSession(record: record).subject
-    let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
-    return try await client.userInfo(accessToken: record.accessToken, expectedSubject: subject, dpopKey: key?.key)
+    try await PresenceScope.run {
+      try await requireOpenLock(for: "userInfo()")
+      let record = try await account.validRecord(force: false)
+      let subject = try XidSession(record: record).subject
+      let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
+      try await presence.prepareToSign(with: key?.key)
+      return try await client.userInfo(accessToken: record.accessToken, expectedSubject: subject, dpopKey: key?.key)
+    }
   }
 
   // MARK: - Sign-out
@@ -238,12 +269,17 @@ public actor SessionEngine {
     // The session's key goes too; it stays in memory for the revocation's proof.
     let key = record?.dpopKeyThumbprint.flatMap { try? dpopKeys.key(thumbprint: $0) }
     if let thumbprint = record?.dpopKeyThumbprint { dpopKeys.delete(thumbprint: thumbprint) }
+    // Sign-out never asks the user, and the proof of a key that needs them would: such a session's
+    // refresh token is not revoked. It is bound to that key, which is gone, so no one can use it.
+    let keyNeedsTheUser = key?.key is PresenceDPoPKey
     await pending.removeAll()
     let revocable = await presence.revocableRefreshToken(of: record)
     await presence.didSignOut(logger: logger)
     logger.log(.info, category: "sign-out", "signed out locally")
     guard let record else { return }
-    if let refreshToken = revocable {
+    if keyNeedsTheUser {
+      logger.log(.info, category: "sign-out", "the refresh token is not revoked: its DPoP key needs the user")
+    } else if let refreshToken = revocable {
       do {
         try await client.revoke(refreshToken, hint: .refreshToken, dpopKey: key?.key)
       } catch let error as XidError {
@@ -304,7 +340,8 @@ public actor SessionEngine {
 
   private nonisolated func validRecordFromTheActor(forceRefresh: Bool) async throws -> TokenRecord {
     try await requireOpenLock(for: "an access token")
-    let record = try await account.validRecord(force: forceRefresh)
+    // One call: a refresh opens the sealed refresh token and signs its proof with one prompt.
+    let record = try await PresenceScope.run { try await account.validRecord(force: forceRefresh) }
     try Self.requireBindingIfDPoP(record, configuration)
     return record
   }

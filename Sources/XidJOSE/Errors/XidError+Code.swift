@@ -234,8 +234,8 @@ extension XidError.Code {
   /// Biometry is locked after too many failed attempts. The user unlocks it by entering the device
   /// passcode (on the lock screen, or in a prompt with a passcode fallback); then try again.
   public static let biometryLockout = Self("biometryLockout")
-  /// The key that protects a secret (the sealed refresh token, or a device credential) no longer
-  /// exists or can no longer be used: the enrolled biometry changed (`.biometryCurrentSet`), the
+  /// The key that protects a secret (the sealed refresh token, the DPoP key of the stricter mode, or a
+  /// device credential) no longer exists or can no longer be used: the enrolled biometry changed (`.biometryCurrentSet`), the
   /// passcode was removed, or the key was deleted. The secret is lost: sign the user in again (the
   /// record is kept until then, and sign-out cleans up), or enroll the device credential again.
   public static let presenceKeyInvalidated = Self("presenceKeyInvalidated")

@@ -17,7 +17,7 @@ struct PresenceHarness {
 
   init(
     provider: TestProvider? = nil, storage: any TokenStorageAdapter = InMemoryTokenStorage(),
-    user: FakePresenceAuthorizer = FakePresenceAuthorizer(), options: PresenceOptions
+    user: FakePresenceAuthorizer = FakePresenceAuthorizer(), usesDPoP: Bool = false, options: PresenceOptions
   ) throws {
     let provider = try provider ?? TestProvider()
     self.provider = provider
@@ -28,14 +28,16 @@ struct PresenceHarness {
     if options.authorizer == nil { options.authorizer = user }
     if options.keyStore == nil, options.refreshTokenProtection != nil { options.keyStore = keyStore }
     var configuration = SessionHarness.configuration(provider, logger: logger)
+    configuration.usesDPoP = usesDPoP
     configuration.presence = options
     xid = try Xid(configuration: configuration, storage: storage)
     LeakRegistry.current?.register(provider: provider, logger: logger)
   }
 
   /// Another process on the same storage and provider, configured with `options`.
-  func anotherProcess(options: PresenceOptions) throws -> Xid {
+  func anotherProcess(options: PresenceOptions, usesDPoP: Bool = false) throws -> Xid {
     var configuration = SessionHarness.configuration(provider, logger: logger)
+    configuration.usesDPoP = usesDPoP
     configuration.presence = options
     return try Xid(configuration: configuration, storage: storage)
   }
@@ -68,6 +70,9 @@ final class RecordingKeyStore: PresenceKeyStore, @unchecked Sendable {
     var created = 0
     var deleted = 0
     var decryptContexts: [ObjectIdentifier] = []
+    var signingKeys = 0
+    var signatures = 0
+    var signContexts: [ObjectIdentifier] = []
   }
 
   private let base: SoftwarePresenceKeyStore
@@ -128,5 +133,28 @@ final class RecordingKeyStore: PresenceKeyStore, @unchecked Sendable {
     }
     if let failure = decryptFailure.get() { throw failure }
     return try await base.decrypt(ciphertext, withKey: tag, context: (context as! RecordedContext).base)
+  }
+
+  func createSigningKey(requirement: PresenceRequirement) throws -> (
+    publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool
+  ) {
+    state.update { $0.signingKeys += 1 }
+    return try base.createSigningKey(requirement: requirement)
+  }
+
+  func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
+    async throws
+  {
+    state.update { $0.authentications += 1 }
+    try await base.authenticate(
+      (context as! RecordedContext).base, forSigningKey: storedForm, localizedReason: localizedReason)
+  }
+
+  func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws -> [UInt8] {
+    state.update {
+      $0.signatures += 1
+      $0.signContexts.append(ObjectIdentifier(context))
+    }
+    return try base.sign(message, withSigningKey: storedForm, context: (context as! RecordedContext).base)
   }
 }

@@ -274,14 +274,6 @@ struct SessionLockTests {
     }
   }
 
-  @Test func theStricterDPoPKeyModeIsRefusedUntilDPoPExists() throws {
-    let provider = try TestProvider()
-    var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
-    configuration.presence = PresenceOptions(protectsDPoPKey: true)
-    let error = expectXidError(.invalidConfiguration) { try configuration.validate() }
-    #expect(error?.reason.contains("DPoP") == true)
-  }
-
   #if os(Linux)
     @Test func aLockNeedsAnAuthorizerWhereThePlatformHasNone() async throws {
       let provider = try TestProvider()

@@ -135,6 +135,13 @@ public actor OpenIDClient {
     return AuthorizationRequest(url: url, pending: pending, isPushed: push)
   }
 
+  /// Whether ``makeAuthorizationRequest(_:dpopKey:)`` pushes the request for `options` (and so signs a
+  /// DPoP proof).
+  func willPush(_ options: SignInOptions) async throws -> Bool {
+    try AuthorizationRequest.shouldPush(
+      metadata: await metadata(), requested: options.usePushedAuthorization ?? configuration.prefersPushedAuthorization)
+  }
+
   /// Checks a redirect against the pending requests (see ``AuthorizationResponse``) without
   /// exchanging the code. Pending requests of another issuer or client are ignored.
   ///

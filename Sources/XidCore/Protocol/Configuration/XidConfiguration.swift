@@ -175,6 +175,12 @@ public struct XidConfiguration: Sendable {
       throw XidError(.invalidConfiguration, "the expiry leeway must not be negative")
     }
     try presence.validate()
+    if presence.protectsDPoPKey && !usesDPoP {
+      throw XidError(
+        .invalidConfiguration,
+        "PresenceOptions.protectsDPoPKey protects the session's DPoP key, and DPoP is off: turn on XidConfiguration.usesDPoP, or turn protectsDPoPKey off"
+      )
+    }
     try checkScopes(scopes)
   }
 
