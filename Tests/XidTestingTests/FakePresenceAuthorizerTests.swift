@@ -49,4 +49,47 @@ struct FakePresenceAuthorizerTests {
     user.approve()
     try await user.authorize(localizedReason: "again")
   }
+
+  @Test func withNoBiometryTheFallbackUsesThePasscodeAndTheCurrentSetFails() async throws {
+    let user = FakePresenceAuthorizer()
+    user.setBiometryEnrolled(false)
+    try await user.checkCanAuthorize(requirement: .biometryWithPasscodeFallback)
+    try await user.checkCanAuthorize(requirement: .deviceOwner)
+    await expectXidError(.biometryNotEnrolled) { try await user.checkCanAuthorize(requirement: .biometryCurrentSet) }
+    try await user.authorize(localizedReason: "fallback")
+    #expect(user.verifications == [.passcode])
+
+    let strict = FakePresenceAuthorizer(requirement: .biometryCurrentSet)
+    strict.setBiometryEnrolled(false)
+    await expectXidError(.biometryNotEnrolled) { try await strict.checkCanAuthorize() }
+    await expectXidError(.biometryNotEnrolled) { try await strict.authorize(localizedReason: "strict") }
+    #expect(strict.prompts.isEmpty, "no prompt for a requirement the device cannot meet")
+    strict.setBiometryEnrolled(true)
+    try await strict.authorize(localizedReason: "strict")
+    #expect(strict.verifications == [.biometry])
+  }
+
+  @Test func withNoPasscodeEveryRequirementFails() async throws {
+    let user = FakePresenceAuthorizer()
+    user.setPasscodeSet(false)
+    for requirement in PresenceRequirement.allCases {
+      await expectXidError(.passcodeNotSet) { try await user.checkCanAuthorize(requirement: requirement) }
+    }
+    await expectXidError(.passcodeNotSet) { try await user.authorize(localizedReason: "x") }
+    user.setPasscodeSet(true)
+    try await user.authorize(localizedReason: "x")
+  }
+
+  @Test func everyEnrollmentChangeChangesTheDomainState() {
+    let user = FakePresenceAuthorizer()
+    let first = user.biometryDomainState()
+    #expect(first != nil && user.biometryDomainState() == first)
+    user.changeEnrolledBiometry()
+    let second = user.biometryDomainState()
+    #expect(second != nil && second != first)
+    user.setBiometryEnrolled(false)
+    #expect(user.biometryDomainState() == nil)
+    user.setBiometryEnrolled(true)
+    #expect(![first, second].contains(user.biometryDomainState()))
+  }
 }

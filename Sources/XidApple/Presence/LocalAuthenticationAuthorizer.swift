@@ -41,5 +41,19 @@
     public func deauthorize() async {
       await right.deauthorize()
     }
+
+    /// Checks `requirement` with a right of its own (`LARight.checkCanAuthorize()`), without asking.
+    public func checkCanAuthorize(requirement: PresenceRequirement) async throws {
+      do {
+        try await LARight(requirement: requirement.authenticationRequirement).checkCanAuthorize()
+      } catch {
+        throw PresenceFailure(error, operation: "check the device").error
+      }
+    }
+
+    /// `LAContext.evaluatedPolicyDomainState`, read after `canEvaluatePolicy` without asking.
+    public func biometryDomainState() -> [UInt8]? {
+      LocalAuthenticationContext.biometryDomainState()
+    }
   }
 #endif

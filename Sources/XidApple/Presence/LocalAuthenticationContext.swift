@@ -30,5 +30,24 @@
     }
 
     func invalidate() { context.invalidate() }
+
+    /// Returns when the device can evaluate `requirement`'s policy (`canEvaluatePolicy`), without
+    /// asking; throws why not.
+    static func checkCanEvaluate(_ requirement: PresenceRequirement, operation: String) throws {
+      var error: NSError?
+      guard LAContext().canEvaluatePolicy(requirement.policy, error: &error) else {
+        guard let error else { throw PresenceFailure.biometryNotAvailable.error }
+        throw PresenceFailure(error, operation: operation).error
+      }
+    }
+
+    /// `evaluatedPolicyDomainState` after `canEvaluatePolicy` for biometry, which sets it without
+    /// asking; `nil` when biometry cannot be evaluated now (none, none enrolled, locked out).
+    static func biometryDomainState() -> [UInt8]? {
+      let context = LAContext()
+      var error: NSError?
+      guard context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error) else { return nil }
+      return context.evaluatedPolicyDomainState.map { Array($0) }
+    }
   }
 #endif

@@ -39,8 +39,7 @@
       do {
         persisted = try await LARightStore.shared.right(forIdentifier: identifier)
       } catch {
-        // LARightStore reports a missing right as an error of LocalAuthentication's domain.
-        if (error as NSError).domain == LAErrorDomain { return nil }
+        if Self.meansMissing(error) { return nil }
         throw PresenceFailure(error, operation: "find the device credential").error
       }
       return try await Self.describe(persisted)
@@ -51,7 +50,7 @@
       do {
         persisted = try await LARightStore.shared.right(forIdentifier: identifier)
       } catch {
-        if (error as NSError).domain == LAErrorDomain {
+        if Self.meansMissing(error) {
           throw XidError(
             .presenceKeyInvalidated, "no device credential is saved under this identifier; enroll again")
         }
@@ -78,9 +77,16 @@
         try await LARightStore.shared.removeRight(forIdentifier: identifier)
       } catch {
         // Removing a right that is not there is not an error.
-        if (error as NSError).domain == LAErrorDomain { return }
+        if Self.meansMissing(error) { return }
         throw PresenceFailure(error, operation: "remove the device credential").error
       }
+    }
+
+    /// Whether `LARightStore`'s error means that no right is saved under the identifier; any other
+    /// error (the user cancelled, no passcode, …) is reported with its own code.
+    private static func meansMissing(_ error: any Error) -> Bool {
+      let error = error as NSError
+      return PresenceFailure.meansMissingRight(domain: PresenceFailure.domain(of: error), code: error.code)
     }
 
     /// The right's public key, checked with CryptoKit to be a P-256 point.

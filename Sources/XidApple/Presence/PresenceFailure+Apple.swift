@@ -1,5 +1,8 @@
 #if canImport(LocalAuthentication) && canImport(Security) && canImport(CryptoKit) && !os(watchOS) && !os(tvOS)
   import CryptoKit
+  #if canImport(CryptoTokenKit)
+    import CryptoTokenKit
+  #endif
   import Foundation
   @preconcurrency import LocalAuthentication
   import Security
@@ -25,13 +28,51 @@
         self = .cryptoKit(name: Self.name(of: error), authenticationFailure: Self.isAuthenticationFailure(error))
         return
       }
+      #if canImport(CryptoTokenKit)
+        if let error = error as? TKError {
+          self = .tokenKit(code: Self.tokenKitCode(error.code), operation: operation)
+          return
+        }
+      #endif
       let error = error as NSError
+      self.init(domain: Self.domain(of: error), code: error.code, operation: operation)
+    }
+
+    /// The domain of an `NSError`, among those whose codes Xid reads.
+    static func domain(of error: NSError) -> Domain {
       switch error.domain {
-      case LAErrorDomain: self.init(localAuthenticationCode: error.code)
-      case NSOSStatusErrorDomain: self = .keychain(status: Int32(truncatingIfNeeded: error.code), operation: operation)
-      default: self = .keychain(status: Int32(truncatingIfNeeded: error.code), operation: operation)
+      case LAErrorDomain: .localAuthentication
+      case NSOSStatusErrorDomain: .osStatus
+      default: isTokenKitDomain(error.domain) ? .tokenKit : .other
       }
     }
+
+    private static func isTokenKitDomain(_ domain: String) -> Bool {
+      #if canImport(CryptoTokenKit)
+        domain == TKErrorDomain
+      #else
+        false
+      #endif
+    }
+
+    #if canImport(CryptoTokenKit)
+      /// The code of a CryptoTokenKit error: every code of the iOS 17.4 SDK by name, and a later SDK's
+      /// by number.
+      private static func tokenKitCode(_ code: TKError.Code) -> Int {
+        switch code {
+        case .notImplemented: TokenKitCode.notImplemented
+        case .communicationError: TokenKitCode.communicationError
+        case .corruptedData: TokenKitCode.corruptedData
+        case .canceledByUser: TokenKitCode.canceledByUser
+        case .authenticationFailed: TokenKitCode.authenticationFailed
+        case .objectNotFound: TokenKitCode.objectNotFound
+        case .tokenNotFound: TokenKitCode.tokenNotFound
+        case .badParameter: TokenKitCode.badParameter
+        case .authenticationNeeded: TokenKitCode.authenticationNeeded
+        @unknown default: code.rawValue
+        }
+      }
+    #endif
 
     /// The failure in a `CFError` a `SecKey` function returned, or a generic one when it returned none.
     init(_ error: Unmanaged<CFError>?, operation: String) {

@@ -13,6 +13,16 @@
       }
     }
 
+    /// The `LAContext` policy whose `canEvaluatePolicy` tells whether the device can verify the user
+    /// by this requirement: biometry alone for the current set; biometry or the passcode otherwise
+    /// (with no biometry enrolled the passcode serves; with no passcode both fail `passcodeNotSet`).
+    var policy: LAPolicy {
+      switch self {
+      case .biometryCurrentSet: .deviceOwnerAuthenticationWithBiometrics
+      case .biometryWithPasscodeFallback, .deviceOwner: .deviceOwnerAuthentication
+      }
+    }
+
     /// The flags of a key's `SecAccessControl` (without `.privateKeyUsage`).
     var accessControlFlags: SecAccessControlCreateFlags {
       switch self {

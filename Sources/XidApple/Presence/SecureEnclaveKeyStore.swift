@@ -123,6 +123,18 @@
       return Array(plaintext as Data)
     }
 
+    /// Checks that the device can evaluate `requirement` (`LAContext.canEvaluatePolicy`: biometry for
+    /// `.biometryCurrentSet`, biometry or the passcode otherwise), without asking.
+    public func checkCanAuthorize(requirement: PresenceRequirement) async throws {
+      try LocalAuthenticationContext.checkCanEvaluate(requirement, operation: "check the device")
+    }
+
+    /// `LAContext.evaluatedPolicyDomainState` after `canEvaluatePolicy` for biometry, which needs no
+    /// prompt; `nil` when biometry cannot be evaluated now.
+    public func biometryDomainState() -> [UInt8]? {
+      LocalAuthenticationContext.biometryDomainState()
+    }
+
     // MARK: - Signing keys
 
     /// Makes a signing key in the Secure Enclave whose use needs `requirement`; never asks.

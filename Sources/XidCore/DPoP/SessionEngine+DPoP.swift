@@ -53,11 +53,14 @@ extension SessionEngine {
     return try dpopKeys.makeKey()
   }
 
-  /// Stores a sign-in's record. The session it replaces (read under the refresh lock, so with the
+  /// Stores a sign-in's record, its refresh token sealed first (``sealedForSignIn(_:)``: tokens that
+  /// cannot be kept are revoked). The session it replaces (read under the refresh lock, so with the
   /// tokens of a refresh that finished meanwhile, here or in another process) is over: its refresh
   /// token, which nobody will send again, is revoked, best effort, and its key is deleted.
   func store(_ record: TokenRecord) async throws {
-    guard let replaced = try await account.store(record), replaced.signInID != record.signInID else { return }
+    // Sealed here rather than by the account, so that tokens that cannot be kept are revoked.
+    let sealed = try await sealedForSignIn(record)
+    guard let replaced = try await account.store(sealed), replaced.signInID != record.signInID else { return }
     let oldKey = replaced.dpopKeyThumbprint.flatMap { try? dpopKeys.key(thumbprint: $0) }
     if let old = replaced.dpopKeyThumbprint, old != record.dpopKeyThumbprint {
       dpopKeys.delete(thumbprint: old)

@@ -3,7 +3,10 @@ extension AccountSession {
   func sealedForStorage(_ record: TokenRecord, newKey: Bool) async throws -> TokenRecord {
     guard let vault, let refreshToken = record.refreshToken else { return record }
     var sealed = record
-    sealed.sealedRefreshToken = try await vault.seal(refreshToken, newKey: newKey)
+    let result = try await vault.seal(refreshToken, newKey: newKey)
+    sealed.sealedRefreshToken = result.text
+    // The state belongs to the key: a token sealed again with the same key keeps the record's.
+    if result.madeKey { sealed.sealedBiometryState = result.biometryState }
     sealed.refreshToken = nil
     return sealed
   }
@@ -21,7 +24,7 @@ extension AccountSession {
       )
     }
     var opened = record
-    opened.refreshToken = try await vault.open(sealed)
+    opened.refreshToken = try await vault.open(sealed, biometryState: record.sealedBiometryState)
     opened.sealedRefreshToken = nil
     return opened
   }

@@ -31,6 +31,9 @@ package enum PresenceFailure: Sendable, Hashable {
   case keychain(status: Int32, operation: String)
   /// A CryptoKit error, by the name of its case.
   case cryptoKit(name: String, authenticationFailure: Bool)
+  /// A CryptoTokenKit error (`TKError.Code.rawValue`, the `NSError` code in `TKErrorDomain`): what the
+  /// Secure Enclave's token reports for an operation on a presence key.
+  case tokenKit(code: Int, operation: String)
 
   /// The failure of an `LAError` code (`LAError.Code.rawValue`, the `NSError` code in
   /// `LAErrorDomain`).
@@ -51,6 +54,70 @@ package enum PresenceFailure: Sendable, Hashable {
     case -1004: self = .notInteractive
     default: self = .unknownLocalAuthentication(code: code)
     }
+  }
+
+  /// The error domains whose codes Xid reads: `XidApple` names an `NSError`'s domain with one of these.
+  package enum Domain: Sendable, Hashable {
+    /// `LAErrorDomain`: `LAError.Code`.
+    case localAuthentication
+    /// `NSOSStatusErrorDomain`: a keychain `OSStatus`.
+    case osStatus
+    /// `TKErrorDomain`: `TKError.Code` of CryptoTokenKit.
+    case tokenKit
+    /// Any other domain; its code is reported as it is.
+    case other
+  }
+
+  /// The failure of an `NSError` of `domain` with `code`, from an operation described by `operation`.
+  package init(domain: Domain, code: Int, operation: String) {
+    switch domain {
+    case .localAuthentication: self.init(localAuthenticationCode: code)
+    case .tokenKit: self = .tokenKit(code: code, operation: operation)
+    case .osStatus, .other: self = .keychain(status: Int32(truncatingIfNeeded: code), operation: operation)
+    }
+  }
+
+  /// The public `LAError` codes of every platform's SDK (iOS 17.4, macOS 14.4): -1 to -14 and -1004.
+  package static func isPublicLocalAuthenticationCode(_ code: Int) -> Bool {
+    (-14 ... -1).contains(code) || code == -1004
+  }
+
+  /// Whether `LARightStore` answering a lookup or a removal with this error means that no right is
+  /// saved under the identifier, rather than a failure to report.
+  ///
+  /// The SDK names no `LAError` code for a missing right: `LARightStore` answers with a code of
+  /// LocalAuthentication's domain that is not one of the public ones. A public code (the user
+  /// cancelled, no passcode, not interactive, …) is a real failure; the keychain's
+  /// `errSecItemNotFound` and CryptoTokenKit's `objectNotFound` mean missing too.
+  package static func meansMissingRight(domain: Domain, code: Int) -> Bool {
+    switch domain {
+    case .localAuthentication: !isPublicLocalAuthenticationCode(code)
+    case .osStatus: code == Int(KeychainStatus.itemNotFound)
+    case .tokenKit: code == TokenKitCode.objectNotFound
+    case .other: false
+    }
+  }
+
+  /// CryptoTokenKit's `TKError.Code` values (`TKError.h`, iOS 17.4).
+  package enum TokenKitCode {
+    /// `notImplemented`: the token cannot do this operation.
+    package static let notImplemented = -1
+    /// `communicationError`: the token could not be reached.
+    package static let communicationError = -2
+    /// `corruptedData`: the data does not open with the key.
+    package static let corruptedData = -3
+    /// `canceledByUser`: the user cancelled the prompt.
+    package static let canceledByUser = -4
+    /// `authenticationFailed`: the user was not verified, or the key no longer accepts them.
+    package static let authenticationFailed = -5
+    /// `objectNotFound`: the key is gone.
+    package static let objectNotFound = -6
+    /// `tokenNotFound`: the token that held the key (the Secure Enclave's) is not there.
+    package static let tokenNotFound = -7
+    /// `badParameter`: the key or the data is not of the expected kind.
+    package static let badParameter = -8
+    /// `authenticationNeeded`: the operation needs an authenticated context.
+    package static let authenticationNeeded = -9
   }
 
   /// The keychain's status codes that mean something for presence (`SecBase.h`).
@@ -130,6 +197,48 @@ package enum PresenceFailure: Sendable, Hashable {
           .presenceKeyInvalidated,
           "the sealed secret does not open with its key (\(name)); sign the user in again")
         : XidError(.cryptoFailure, "CryptoKit failed (\(name))")
+    case .tokenKit(let code, let operation):
+      Self.tokenKitError(code, operation)
+    }
+  }
+
+  private static func tokenKitError(_ code: Int, _ operation: String) -> XidError {
+    switch code {
+    case TokenKitCode.canceledByUser:
+      XidError(
+        .authenticationCancelled,
+        "the user cancelled the prompt to \(operation) (TKError.canceledByUser); nothing changed")
+    case TokenKitCode.authenticationFailed:
+      XidError(
+        .authenticationFailed,
+        "the user was not verified to \(operation) (TKError.authenticationFailed); nothing changed, let them try again")
+    case TokenKitCode.authenticationNeeded:
+      XidError(
+        .userPresenceRequired,
+        "the key needs the user to \(operation) and the context was not confirmed (TKError.authenticationNeeded); retry from the app in the foreground"
+      )
+    case TokenKitCode.objectNotFound, TokenKitCode.tokenNotFound:
+      XidError(
+        .presenceKeyInvalidated,
+        "the key to \(operation) no longer exists (TKError \(code == TokenKitCode.objectNotFound ? "objectNotFound" : "tokenNotFound")): the enrolled biometry or the passcode changed, or it was deleted; sign the user in again"
+      )
+    case TokenKitCode.corruptedData:
+      XidError(
+        .presenceKeyInvalidated,
+        "the sealed data does not open with the key to \(operation) (TKError.corruptedData); sign the user in again")
+    case TokenKitCode.communicationError:
+      XidError(
+        .storageFailure,
+        "the Secure Enclave could not be reached to \(operation) (TKError.communicationError); try again")
+    case TokenKitCode.notImplemented, TokenKitCode.badParameter:
+      XidError(
+        .cryptoFailure,
+        "the Secure Enclave refused to \(operation) (TKError \(code == TokenKitCode.notImplemented ? "notImplemented" : "badParameter")): the key is not of the kind Xid makes"
+      )
+    default:
+      XidError(
+        .storageFailure,
+        "CryptoTokenKit could not \(operation) (TKError code \(code), which this version of Xid does not know)")
     }
   }
 

@@ -36,6 +36,18 @@ public protocol PresenceKeyStore: Sendable {
   func authenticate(_ context: any PresenceContext, forKey tag: String, localizedReason: String) async throws
   /// Opens `ciphertext` with the private key `tag`, using the evaluated `context`; never asks again.
   func decrypt(_ ciphertext: [UInt8], withKey tag: String, context: any PresenceContext) async throws -> [UInt8]
+  /// Returns when the device can verify the user by `requirement`, so that a key made with it (the
+  /// refresh token's, and in the stricter mode the DPoP key) can be used, without asking (`LAContext.canEvaluatePolicy` on Apple platforms); throws why not
+  /// (``XidError/Code/biometryNotEnrolled``, ``XidError/Code/passcodeNotSet``,
+  /// ``XidError/Code/biometryUnavailable``). Xid calls it before a sign-in sends anything. The default
+  /// implementation returns: a store that cannot tell lets key creation fail instead.
+  func checkCanAuthorize(requirement: PresenceRequirement) async throws
+  /// An opaque value that changes whenever a face or finger is enrolled or removed
+  /// (`LAContext.evaluatedPolicyDomainState`), read without asking the user; `nil` when biometry is
+  /// not available or not enrolled, or the store cannot tell (the default). Xid keeps a hash of it
+  /// with a token sealed for a ``PresenceRequirement/biometryCurrentSet`` key, and tells a key that
+  /// the change invalidated from a user who was not recognised.
+  func biometryDomainState() -> [UInt8]?
 
   /// Makes a new P-256 signing key whose private use needs `requirement`: the DPoP key of the stricter
   /// mode. Never asks the user.
@@ -56,6 +68,12 @@ public protocol PresenceKeyStore: Sendable {
 }
 
 extension PresenceKeyStore {
+  /// Returns: a store that cannot tell lets key creation fail instead.
+  public func checkCanAuthorize(requirement: PresenceRequirement) async throws {}
+
+  /// `nil`: the store cannot tell when the enrolled biometry changes.
+  public func biometryDomainState() -> [UInt8]? { nil }
+
   /// Throws ``XidError/Code/invalidConfiguration``: this store makes no signing keys.
   public func createSigningKey(requirement: PresenceRequirement) throws -> (
     publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool

@@ -33,21 +33,86 @@ actor RefreshTokenVault {
     self.tag = tag
   }
 
+  /// A sealed refresh token, and whether sealing it made the key.
+  struct Sealed {
+    /// The sealed form, kept in the record in place of the refresh token.
+    var text: String
+    /// Whether a new key was made: the record then takes ``biometryState``.
+    var madeKey: Bool
+    /// A hash of the enrolled biometry's state when the key was made, for a
+    /// ``PresenceRequirement/biometryCurrentSet`` key on a store that can tell.
+    var biometryState: String?
+  }
+
+  /// Returns when the device can verify the user by the requirement, so that a key made with it can
+  /// be used; a sign-in calls it before sending anything. In the stricter mode the DPoP key is made
+  /// with the same requirement, so `includingDPoPKey` only names it in the error.
+  ///
+  /// - Throws: the key store's reason (``XidError/Code/biometryNotEnrolled``,
+  ///   ``XidError/Code/passcodeNotSet``, …), saying that the refresh token (and the DPoP key) cannot
+  ///   be protected.
+  func checkCanSeal(includingDPoPKey: Bool = false) async throws {
+    do {
+      try await keyStore.checkCanAuthorize(requirement: requirement)
+    } catch let error as XidError {
+      let what =
+        includingDPoPKey
+        ? "PresenceOptions.refreshTokenProtection (.\(requirement)) with protectsDPoPKey cannot protect the refresh token and the DPoP key"
+        : "PresenceOptions.refreshTokenProtection (.\(requirement)) cannot protect the refresh token"
+      throw XidError(error.code, "\(what) on this device: \(error.reason)")
+    }
+  }
+
   /// Seals `refreshToken` with the account's key; `newKey` makes a fresh key first (at sign-in), so
   /// that a key invalidated since the last session, or made with another requirement, is not reused.
-  func seal(_ refreshToken: String, newKey: Bool) throws -> String {
+  func seal(_ refreshToken: String, newKey: Bool) throws -> Sealed {
     var publicKey = newKey ? nil : try keyStore.publicKey(tag: tag)
-    if publicKey == nil {
+    let madeKey = publicKey == nil
+    if madeKey {
       // A confirmation under way or kept for reuse stays valid: it confirmed the user for this
       // requirement, whatever the key (as an evaluated LAContext does).
       publicKey = try keyStore.createKey(tag: tag, requirement: requirement)
     }
     let sealed = try keyStore.encrypt(Array(refreshToken.utf8), to: publicKey!)
-    return "1." + Self.keyID(publicKey!) + "." + Base64URL.encode(sealed)
+    return Sealed(
+      text: "1." + Self.keyID(publicKey!) + "." + Base64URL.encode(sealed), madeKey: madeKey,
+      biometryState: madeKey ? currentBiometryState() : nil)
   }
 
   /// Opens a sealed refresh token, asking the user unless the call or a recent confirmation allows it.
-  func open(_ sealed: String) async throws -> String {
+  ///
+  /// `biometryState` is the record's hash of the enrolled biometry when the key was made: when the
+  /// key refuses the user (as the keychain's `errSecAuthFailed`, CryptoTokenKit's errors, or no
+  /// biometry enrolled any more) and the biometry has changed since, the key was invalidated
+  /// (``XidError/Code/presenceKeyInvalidated``), not the user unrecognised.
+  func open(_ sealed: String, biometryState: String? = nil) async throws -> String {
+    do {
+      return try await openAsking(sealed)
+    } catch let error as XidError where biometryState != nil && Self.mayMeanChangedBiometry(error.code) {
+      let current = currentBiometryState()
+      // No state now (biometry locked out, say) tells nothing, except that none is enrolled any more.
+      guard error.code == .biometryNotEnrolled || (current != nil && current != biometryState) else { throw error }
+      throw invalidated(
+        "the enrolled faces or fingers changed since the key was made, which invalidates a .biometryCurrentSet key (\(error.code))"
+      )
+    }
+  }
+
+  /// The failures a `.biometryCurrentSet` key gives once an enrollment change invalidated it.
+  private static func mayMeanChangedBiometry(_ code: XidError.Code) -> Bool {
+    [.authenticationFailed, .biometryNotEnrolled, .storageFailure, .cryptoFailure].contains(code)
+  }
+
+  /// A hash of the enrolled biometry's state now, for a `.biometryCurrentSet` key; `nil` otherwise or
+  /// when the store cannot tell.
+  private func currentBiometryState() -> String? {
+    guard requirement == .biometryCurrentSet, let state = keyStore.biometryDomainState(), !state.isEmpty else {
+      return nil
+    }
+    return Base64URL.encode(XidCrypto.sha256(state).prefix(16))
+  }
+
+  private func openAsking(_ sealed: String) async throws -> String {
     let (keyID, ciphertext) = try Self.parse(sealed)
     guard let publicKey = try keyStore.publicKey(tag: tag) else {
       throw invalidated("the key that sealed it no longer exists")

@@ -59,6 +59,67 @@ extension SessionEngine {
     presence.setScenePhaseAndForget(phase)
   }
 
+  // MARK: - Sign-in
+
+  /// Before a sign-in sends anything: the device must be able to verify the user by the refresh
+  /// token's protection, or the tokens it issues could not be kept. In the stricter mode
+  /// (``PresenceOptions/protectsDPoPKey``) the sign-in's DPoP key is made with the same requirement,
+  /// so the one check covers it too.
+  ///
+  /// - Throws: ``XidError/Code/biometryNotEnrolled`` (``PresenceRequirement/biometryCurrentSet`` with
+  ///   no face or finger enrolled), ``XidError/Code/passcodeNotSet``, ``XidError/Code/biometryUnavailable``.
+  func checkPresenceBeforeSignIn() async throws {
+    try await presence.vault?.checkCanSeal(includingDPoPKey: presence.dpopKeyProtection != nil)
+  }
+
+  /// A sign-in's record as it is stored (its refresh token sealed, with a new key). When sealing
+  /// fails, nothing is stored: the issued tokens are revoked (best effort) and the error says why the
+  /// device cannot protect them, when it can tell.
+  func sealedForSignIn(_ record: TokenRecord) async throws -> TokenRecord {
+    do {
+      return try await account.sealedForStorage(record, newKey: true)
+    } catch {
+      await revokeUnstored(record)
+      let cause: XidError
+      do {
+        try await checkPresenceBeforeSignIn()
+        cause = error as? XidError ?? XidError(.storageFailure, "the refresh token could not be sealed")
+      } catch let typed as XidError {
+        cause = typed
+      }
+      throw XidError(
+        cause.code, cause.reason + "; the sign-in's tokens were revoked and nothing was stored",
+        httpStatus: cause.httpStatus, oauthError: cause.oauthError)
+    }
+  }
+
+  /// Revokes the refresh token, then the access token, of a sign-in that was not stored; failures
+  /// are ignored. Their DPoP key is deleted afterwards: nothing will use it.
+  private func revokeUnstored(_ record: TokenRecord) async {
+    let key = try? Self.dpopKey(for: record, in: dpopKeys, configuration)
+    defer { if let thumbprint = record.dpopKeyThumbprint { dpopKeys.delete(thumbprint: thumbprint) } }
+    // As at sign-out, nothing here asks the user, and the proof of a key that needs them
+    // (the stricter mode) might: such tokens are not revoked. They are bound to that key, which is
+    // deleted, so no one can use them.
+    if key?.key is PresenceDPoPKey {
+      configuration.logger.log(
+        .info, category: "sign-in", "the tokens that could not be stored are not revoked: their DPoP key needs the user")
+      return
+    }
+    let tokens: [(String?, TokenTypeHint)] = [(record.refreshToken, .refreshToken), (record.accessToken, .accessToken)]
+    for case let (token?, hint) in tokens {
+      do {
+        try await client.revoke(token, hint: hint, dpopKey: key?.key)
+      } catch let error as XidError {
+        configuration.logger.log(
+          .notice, category: "sign-in", "the provider did not revoke a token that could not be stored: \(error.code)")
+      } catch {
+        configuration.logger.log(
+          .notice, category: "sign-in", "the provider did not revoke a token that could not be stored")
+      }
+    }
+  }
+
   /// Throws ``XidError/Code/sessionLocked`` while the lock is closed and someone is signed in
   /// (``XidError/Code/signInRequired`` when nobody is, which says more).
   nonisolated func requireOpenLock(for operation: String) async throws {

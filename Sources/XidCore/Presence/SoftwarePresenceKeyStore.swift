@@ -5,7 +5,10 @@ import Foundation
 /// allowed once a ``PresenceAuthorizer`` has verified the user for a context.
 ///
 /// It follows the Secure Enclave's rules (an evaluated context allows the keys of its requirement until
-/// it is invalidated, a missing key is ``XidError/Code/presenceKeyInvalidated``), but the private key
+/// it is invalidated, a missing key is ``XidError/Code/presenceKeyInvalidated``, a key's requirement
+/// checked with the authorizer's ``PresenceAuthorizer/checkCanAuthorize(requirement:)``, a
+/// ``PresenceRequirement/biometryCurrentSet`` key for sealing refusing the user once the authorizer's
+/// ``PresenceAuthorizer/biometryDomainState()`` changed), but the private key
 /// is only as safe as the storage: anyone who can read the file can open what it sealed and sign with
 /// its signing keys (the stricter mode's DPoP keys, kept with the tokens). Use it where no hardware
 /// key exists.
@@ -47,6 +50,10 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
     var members = key.publicJWKMembers
     members["d"] = .string(Base64URL.encode(key.scalar))
     members["requirement"] = .string(requirement.rawValue)
+    if requirement == .biometryCurrentSet, let state = authorizer.biometryDomainState() {
+      // As the Secure Enclave binds a `.biometryCurrentSet` key to the enrollments of its making.
+      members["biometry"] = .string(Base64URL.encode(state))
+    }
     try storage.save(key: Self.storageKey(tag), value: JSONValue.object(members).serialized())
     return key.publicKey
   }
@@ -64,16 +71,30 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
       throw XidError(.invalidConfiguration, "SoftwarePresenceKeyStore was given a context it did not make")
     }
     guard let key = try load(tag) else { throw Self.missing(tag) }
-    try await authorizer.checkCanAuthorize()
+    try await authorizer.checkCanAuthorize(requirement: key.requirement)
     try await authorizer.authorize(localizedReason: localizedReason)
     context.markEvaluated(for: key.requirement)
   }
+
+  /// Returns when `authorizer` can verify the user by `requirement`.
+  public func checkCanAuthorize(requirement: PresenceRequirement) async throws {
+    try await authorizer.checkCanAuthorize(requirement: requirement)
+  }
+
+  /// The authorizer's state of the enrolled biometry.
+  public func biometryDomainState() -> [UInt8]? { authorizer.biometryDomainState() }
 
   public func decrypt(_ ciphertext: [UInt8], withKey tag: String, context: any PresenceContext) async throws
     -> [UInt8]
   {
     guard let key = try load(tag) else { throw Self.missing(tag) }
     try Self.require(context, allows: key.requirement)
+    if let biometry = key.biometry, authorizer.biometryDomainState() != biometry {
+      // What the Secure Enclave answers for a `.biometryCurrentSet` key after an enrollment change.
+      throw XidError(
+        .authenticationFailed,
+        "the key does not accept the user (as errSecAuthFailed): it was made for other enrolled faces or fingers")
+    }
     return try ECIESP256.open(ciphertext, with: key.key)
   }
 
@@ -95,7 +116,7 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
       throw XidError(.invalidConfiguration, "SoftwarePresenceKeyStore was given a context it did not make")
     }
     let (_, requirement) = try Self.signingKey(storedForm)
-    try await authorizer.checkCanAuthorize()
+    try await authorizer.checkCanAuthorize(requirement: requirement)
     try await authorizer.authorize(localizedReason: localizedReason)
     context.markEvaluated(for: requirement)
   }
@@ -139,7 +160,10 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
 
   static func storageKey(_ tag: String) -> String { "xid.presence-key." + tag }
 
-  private func load(_ tag: String) throws -> (key: P256KeyAgreementKey, requirement: PresenceRequirement)? {
+  /// A key, the requirement it was made with, and the biometry state it is bound to, if any.
+  private func load(_ tag: String) throws -> (
+    key: P256KeyAgreementKey, requirement: PresenceRequirement, biometry: [UInt8]?
+  )? {
     guard let text = try storage.load(key: Self.storageKey(tag)) else { return nil }
     do {
       let members = try JSONValue(parsing: Array(text.utf8)).objectValue ?? [:]
@@ -147,7 +171,10 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
       guard let requirement = members["requirement"]?.stringValue.flatMap(PresenceRequirement.init(rawValue:)) else {
         throw XidError(.invalidKey, "no requirement")
       }
-      return (try P256KeyAgreementKey(scalar: bytes("d"), publicKey: [0x04] + bytes("x") + bytes("y")), requirement)
+      let biometry = try members["biometry"]?.stringValue.map { try Base64URL.decode($0) }
+      return (
+        try P256KeyAgreementKey(scalar: bytes("d"), publicKey: [0x04] + bytes("x") + bytes("y")), requirement, biometry
+      )
     } catch {
       throw XidError(
         .presenceKeyInvalidated, "the stored presence key is damaged and cannot be used; sign the user in again")

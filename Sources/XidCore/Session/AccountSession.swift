@@ -167,7 +167,8 @@ actor AccountSession {
 
   /// Saves a record from a sign-in, replacing this configuration's previous one (also one of a
   /// format this version cannot read), under the account's lock. With a vault, the refresh token is
-  /// sealed first.
+  /// sealed first, unless it already is (the engine seals a sign-in's record itself, to revoke its
+  /// tokens when sealing fails).
   ///
   /// - Returns: the record replaced, read under the lock (so a refresh that finished while the
   ///   sign-in waited for the lock is in it), when it could be read: its session is over, and its

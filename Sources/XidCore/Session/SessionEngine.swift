@@ -131,6 +131,7 @@ public actor SessionEngine {
   /// Makes the sign-in's DPoP key (when DPoP is on) and its authorization request, and keeps the
   /// request as pending. A failure leaves no key behind.
   private func startAuthorization(_ options: SignInOptions) async throws -> AuthorizationRequest {
+    try await checkPresenceBeforeSignIn()
     let key = try makeSignInKey()
     do {
       if key?.key is PresenceDPoPKey, try await client.willPush(options) {
@@ -208,6 +209,7 @@ public actor SessionEngine {
   private func signInWithDeviceCodeInCall(
     scopes: [String]?, showCode show: @Sendable (DeviceAuthorization) async -> Void
   ) async throws -> XidSession {
+    try await checkPresenceBeforeSignIn()
     let key = try makeSignInKey()
     let result: TokenResult
     let authorization: DeviceAuthorization

@@ -19,6 +19,10 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   /// The refresh token sealed with a key that needs the user (``PresenceOptions/refreshTokenProtection``),
   /// instead of ``refreshToken``; an optional member, so the format stays the same.
   var sealedRefreshToken: String? = nil
+  /// A hash of the enrolled biometry's state when the key of ``sealedRefreshToken`` was made, for a
+  /// ``PresenceRequirement/biometryCurrentSet`` key: tells a key that an enrollment change invalidated
+  /// from a user who was not recognised. An optional member, so the format stays the same.
+  var sealedBiometryState: String? = nil
   var idToken: String?
   var scopes: [String]
   var issuer: String
@@ -110,6 +114,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     if let expiresAt { members["expires_at"] = .double(expiresAt.timeIntervalSince1970) }
     if let refreshToken { members["refresh_token"] = .string(refreshToken) }
     if let sealedRefreshToken { members["sealed_refresh_token"] = .string(sealedRefreshToken) }
+    if let sealedBiometryState { members["sealed_biometry"] = .string(sealedBiometryState) }
     if let idToken { members["id_token"] = .string(idToken) }
     if let signInID { members["sign_in_id"] = .string(signInID) }
     if let pinnedIssuer { members["pinned_iss"] = .string(pinnedIssuer) }
@@ -153,6 +158,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     expiresAt = members["expires_at"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
     refreshToken = members["refresh_token"]?.stringValue
     sealedRefreshToken = members["sealed_refresh_token"]?.stringValue
+    sealedBiometryState = members["sealed_biometry"]?.stringValue
     idToken = members["id_token"]?.stringValue
     scopes = members["scope"]?.arrayValue?.compactMap(\.stringValue) ?? []
     signInID = members["sign_in_id"]?.stringValue

@@ -42,18 +42,60 @@ public final class FakePresenceAuthorizer: PresenceAuthorizer, Sendable {
     case notInteractive
   }
 
+  /// How the user was verified, when a prompt succeeded.
+  public enum Verification: String, Sendable, Hashable {
+    /// With a face or a finger.
+    case biometry
+    /// With the device passcode: the requirement allows it and no biometry is enrolled.
+    case passcode
+  }
+
   private struct State {
     var response: Response
+    var requirement: PresenceRequirement
     var prompts: [String] = []
+    var verifications: [Verification] = []
     var checks = 0
     var deauthorizations = 0
     var authorized = false
+    var biometryEnrolled = true
+    var passcodeSet = true
+    /// Counts the changes to the enrolled biometry: the fake's domain state.
+    var enrollment = 0
   }
 
   private let state: LockedValue<State>
 
-  /// Creates an authorizer that answers with `response` until told otherwise.
-  public init(_ response: Response = .approve) { state = LockedValue(State(response: response)) }
+  /// Creates an authorizer that answers with `response` until told otherwise, and opens with
+  /// `requirement` (as an `LARight` made with it), on a device with a passcode and enrolled biometry.
+  public init(_ response: Response = .approve, requirement: PresenceRequirement = .biometryWithPasscodeFallback) {
+    state = LockedValue(State(response: response, requirement: requirement))
+  }
+
+  /// Enrolls biometry on the fake device, or removes every face and finger (`false`). Either is a
+  /// change of the enrolled biometry: ``/Xid/PresenceRequirement/biometryCurrentSet`` keys made
+  /// before stop working. With none enrolled, ``/Xid/PresenceRequirement/biometryCurrentSet`` fails
+  /// with ``/Xid/XidError/Code/biometryNotEnrolled`` and the other requirements use the passcode.
+  public func setBiometryEnrolled(_ enrolled: Bool) {
+    state.update {
+      if $0.biometryEnrolled != enrolled { $0.enrollment += 1 }
+      $0.biometryEnrolled = enrolled
+    }
+  }
+
+  /// Enrolls another face or finger: ``/Xid/PresenceRequirement/biometryCurrentSet`` keys made before
+  /// stop working, as on a device (the key refuses the user; Xid sees the change and reports
+  /// ``/Xid/XidError/Code/presenceKeyInvalidated``).
+  public func changeEnrolledBiometry() {
+    state.update {
+      $0.biometryEnrolled = true
+      $0.enrollment += 1
+    }
+  }
+
+  /// Sets a passcode on the fake device, or removes it (`false`): without one, every requirement
+  /// fails with ``/Xid/XidError/Code/passcodeNotSet``.
+  public func setPasscodeSet(_ isSet: Bool) { state.update { $0.passcodeSet = isSet } }
 
   /// Verifies the user from now on.
   public func approve() { respond(.approve) }
@@ -81,12 +123,29 @@ public final class FakePresenceAuthorizer: PresenceAuthorizer, Sendable {
   public var deauthorizations: Int { state.get().deauthorizations }
   /// Whether the last prompt succeeded and no deauthorization followed.
   public var isAuthorized: Bool { state.get().authorized }
+  /// How the user was verified at each successful prompt, in order.
+  public var verifications: [Verification] { state.get().verifications }
+  /// The requirement the authorizer opens with.
+  public var requirement: PresenceRequirement { state.get().requirement }
+  /// Whether a face or finger is enrolled.
+  public var isBiometryEnrolled: Bool { state.get().biometryEnrolled }
+  /// Whether the device has a passcode.
+  public var isPasscodeSet: Bool { state.get().passcodeSet }
 
   public func checkCanAuthorize() async throws {
-    let response = state.update { state -> Response in
+    try await checkCanAuthorize(requirement: requirement)
+  }
+
+  /// Returns when the fake device can verify the user by `requirement`: it fails as a device does
+  /// with no passcode (``/Xid/XidError/Code/passcodeNotSet``, for every requirement), with no biometry
+  /// enrolled (``/Xid/XidError/Code/biometryNotEnrolled``, for
+  /// ``/Xid/PresenceRequirement/biometryCurrentSet`` only), and when locked out or invalidated.
+  public func checkCanAuthorize(requirement: PresenceRequirement) async throws {
+    let (response, unmet) = state.update { state -> (Response, XidError?) in
       state.checks += 1
-      return state.response
+      return (state.response, Self.unmet(requirement, state))
     }
+    if let unmet { throw unmet }
     switch response {
     case .lockOut, .invalidate: throw Self.error(for: response)
     case .approve, .deny, .cancel, .notInteractive: return
@@ -94,12 +153,40 @@ public final class FakePresenceAuthorizer: PresenceAuthorizer, Sendable {
   }
 
   public func authorize(localizedReason: String) async throws {
-    let response = state.update { state -> Response in
+    let outcome = state.update { state -> Result<Void, XidError> in
+      // A requirement the device cannot meet fails before any prompt, as `LARight.authorize` does.
+      if let unmet = Self.unmet(state.requirement, state) { return .failure(unmet) }
       state.prompts.append(localizedReason)
       state.authorized = state.response == .approve
-      return state.response
+      guard state.response == .approve else { return .failure(Self.error(for: state.response)) }
+      // Biometry first when enrolled; otherwise the requirement allows the passcode (see `unmet`).
+      state.verifications.append(state.biometryEnrolled ? .biometry : .passcode)
+      return .success(())
     }
-    if response != .approve { throw Self.error(for: response) }
+    try outcome.get()
+  }
+
+  /// The fake's state of the enrolled biometry: a value that changes at every enrollment change;
+  /// `nil` with none enrolled.
+  public func biometryDomainState() -> [UInt8]? {
+    let state = state.get()
+    guard state.biometryEnrolled else { return nil }
+    return Array("fake-enrollment-\(state.enrollment)".utf8)
+  }
+
+  /// Why the device cannot verify the user by `requirement` now, if it cannot.
+  private static func unmet(_ requirement: PresenceRequirement, _ state: State) -> XidError? {
+    guard state.passcodeSet else {
+      return XidError(
+        .passcodeNotSet, "the fake device has no passcode (as LAError.passcodeNotSet); ask the user to set one")
+    }
+    if requirement == .biometryCurrentSet && !state.biometryEnrolled {
+      return XidError(
+        .biometryNotEnrolled,
+        "no face or finger is enrolled on the fake device (as LAError.biometryNotEnrolled); enroll one, or use a requirement with a passcode fallback"
+      )
+    }
+    return nil
   }
 
   public func deauthorize() async {

@@ -50,6 +50,41 @@ struct PresenceErrorTests {
     #expect(other.code == .cryptoFailure && other.reason.contains("incorrectKeySize"))
   }
 
+  @Test func everyCryptoTokenKitCodeHasItsError() {
+    let expected: [(Int, XidError.Code)] = [
+      (-1, .cryptoFailure), (-2, .storageFailure), (-3, .presenceKeyInvalidated), (-4, .authenticationCancelled),
+      (-5, .authenticationFailed), (-6, .presenceKeyInvalidated), (-7, .presenceKeyInvalidated),
+      (-8, .cryptoFailure), (-9, .userPresenceRequired), (-99, .storageFailure),
+    ]
+    for (code, xidCode) in expected {
+      let error = PresenceFailure(domain: .tokenKit, code: code, operation: "open the refresh token").error
+      #expect(error.code == xidCode, "TKError \(code)")
+      #expect(error.reason.contains("open the refresh token") && error.reason.contains("TKError"))
+    }
+    #expect(PresenceFailure(domain: .tokenKit, code: -99, operation: "x").error.reason.contains("-99"))
+  }
+
+  @Test func eachDomainsCodesGoToTheirOwnMapping() {
+    #expect(PresenceFailure(domain: .localAuthentication, code: -7, operation: "x") == .biometryNotEnrolled)
+    #expect(PresenceFailure(domain: .tokenKit, code: -7, operation: "x") == .tokenKit(code: -7, operation: "x"))
+    #expect(
+      PresenceFailure(domain: .osStatus, code: -25300, operation: "x") == .keychain(status: -25300, operation: "x"))
+    // An OSStatus's -4 is not CryptoTokenKit's canceledByUser.
+    #expect(PresenceFailure(domain: .osStatus, code: -4, operation: "x").error.code == .storageFailure)
+  }
+
+  @Test func onlyANotFoundAnswerMeansTheRightIsMissing() {
+    for code in [-1, -2, -4, -5, -6, -7, -8, -9, -10, -1004] {
+      #expect(!PresenceFailure.meansMissingRight(domain: .localAuthentication, code: code), "LAError \(code)")
+    }
+    #expect(PresenceFailure.meansMissingRight(domain: .localAuthentication, code: -1005))
+    #expect(PresenceFailure.meansMissingRight(domain: .osStatus, code: -25300))
+    #expect(!PresenceFailure.meansMissingRight(domain: .osStatus, code: -128))
+    #expect(PresenceFailure.meansMissingRight(domain: .tokenKit, code: -6))
+    #expect(!PresenceFailure.meansMissingRight(domain: .tokenKit, code: -5))
+    #expect(!PresenceFailure.meansMissingRight(domain: .other, code: -6))
+  }
+
   @Test func everyPresenceCodeTellsTheUserWhatToDo() {
     func action(_ code: XidError.Code) -> XidUserAction { XidError(code, "test").userAction }
     #expect(action(.sessionLocked) == .unlockSession)

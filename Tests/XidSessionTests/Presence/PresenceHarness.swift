@@ -80,6 +80,8 @@ final class RecordingKeyStore: PresenceKeyStore, @unchecked Sendable {
   private let contexts = LockedValue<[RecordedContext]>([])
   /// When set, `decrypt` fails with it.
   let decryptFailure = LockedValue<XidError?>(nil)
+  /// When set, `createKey` fails with it, after running (as a device whose state changed meanwhile).
+  let createFailure = LockedValue<(@Sendable () -> XidError)?>(nil)
 
   init(_ base: SoftwarePresenceKeyStore) { self.base = base }
 
@@ -109,8 +111,15 @@ final class RecordingKeyStore: PresenceKeyStore, @unchecked Sendable {
 
   func createKey(tag: String, requirement: PresenceRequirement) throws -> [UInt8] {
     state.update { $0.created += 1 }
+    if let failure = createFailure.get() { throw failure() }
     return try base.createKey(tag: tag, requirement: requirement)
   }
+
+  func checkCanAuthorize(requirement: PresenceRequirement) async throws {
+    try await base.checkCanAuthorize(requirement: requirement)
+  }
+
+  func biometryDomainState() -> [UInt8]? { base.biometryDomainState() }
 
   func deleteKey(tag: String) throws {
     state.update { $0.deleted += 1 }
