@@ -6,12 +6,11 @@ import Foundation
 ///
 /// It follows the Secure Enclave's rules (an evaluated context allows the keys of its requirement until
 /// it is invalidated, a missing key is ``XidError/Code/presenceKeyInvalidated``, a key's requirement
-/// checked with the authorizer's ``PresenceAuthorizer/checkCanAuthorize(requirement:)``, a
-/// ``PresenceRequirement/biometryCurrentSet`` key for sealing refusing the user once the authorizer's
-/// ``PresenceAuthorizer/biometryDomainState()`` changed), but the private key
-/// is only as safe as the storage: anyone who can read the file can open what it sealed and sign with
-/// its signing keys (the stricter mode's DPoP keys, kept with the tokens). Use it where no hardware
-/// key exists.
+/// is checked with the authorizer's ``PresenceAuthorizer/checkCanAuthorize(requirement:)``, a
+/// ``PresenceRequirement/biometryCurrentSet`` key for sealing refuses the user once the authorizer's
+/// ``PresenceAuthorizer/biometryDomainState()`` changed), but the private key is only as safe as the
+/// storage: anyone who can read the file can open what it sealed and sign with its signing keys (the
+/// stricter mode's DPoP keys, kept with the tokens). Use it where no hardware key exists.
 public struct SoftwarePresenceKeyStore: PresenceKeyStore {
   private let storage: any TokenStorageAdapter
   private let authorizer: any PresenceAuthorizer
