@@ -73,13 +73,14 @@ extension SessionEngine {
   }
 
   /// A sign-in's record as it is stored (its refresh token sealed, with a new key). When sealing
-  /// fails, nothing is stored: the issued tokens are revoked (best effort) and the error says why the
-  /// device cannot protect them, when it can tell.
+  /// fails, nothing is stored: the issued tokens are revoked (best effort; not in the stricter mode,
+  /// whose DPoP key is deleted instead) and the error says why the device cannot protect them, when
+  /// it can tell.
   func sealedForSignIn(_ record: TokenRecord) async throws -> TokenRecord {
     do {
       return try await account.sealedForStorage(record, newKey: true)
     } catch {
-      await revokeUnstored(record)
+      let revoked = await revokeUnstored(record)
       let cause: XidError
       do {
         try await checkPresenceBeforeSignIn()
@@ -88,14 +89,20 @@ extension SessionEngine {
         cause = typed
       }
       throw XidError(
-        cause.code, cause.reason + "; the sign-in's tokens were revoked and nothing was stored",
+        cause.code,
+        cause.reason
+          + (revoked
+            ? "; the sign-in's tokens were revoked and nothing was stored"
+            : "; nothing was stored, and the sign-in's DPoP key, which its tokens are bound to, was deleted"),
         httpStatus: cause.httpStatus, oauthError: cause.oauthError)
     }
   }
 
   /// Revokes the refresh token, then the access token, of a sign-in that was not stored; failures
   /// are ignored. Their DPoP key is deleted afterwards: nothing will use it.
-  private func revokeUnstored(_ record: TokenRecord) async {
+  ///
+  /// - Returns: `false` when revocation was not attempted (the stricter mode).
+  private func revokeUnstored(_ record: TokenRecord) async -> Bool {
     let key = try? Self.dpopKey(for: record, in: dpopKeys, configuration)
     defer { if let thumbprint = record.dpopKeyThumbprint { dpopKeys.delete(thumbprint: thumbprint) } }
     // As at sign-out, nothing here asks the user, and the proof of a key that needs them
@@ -103,8 +110,9 @@ extension SessionEngine {
     // deleted, so no one can use them.
     if key?.key is PresenceDPoPKey {
       configuration.logger.log(
-        .info, category: "sign-in", "the tokens that could not be stored are not revoked: their DPoP key needs the user")
-      return
+        .info, category: "sign-in", "the tokens that could not be stored are not revoked: their DPoP key needs the user"
+      )
+      return false
     }
     let tokens: [(String?, TokenTypeHint)] = [(record.refreshToken, .refreshToken), (record.accessToken, .accessToken)]
     for case let (token?, hint) in tokens {
@@ -118,6 +126,7 @@ extension SessionEngine {
           .notice, category: "sign-in", "the provider did not revoke a token that could not be stored")
       }
     }
+    return true
   }
 
   /// Throws ``XidError/Code/sessionLocked`` while the lock is closed and someone is signed in

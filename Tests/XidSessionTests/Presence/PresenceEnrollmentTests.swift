@@ -82,6 +82,49 @@ struct PresenceEnrollmentTests {
     #expect(try harness.storedRecord() == nil)
   }
 
+  // MARK: - The stricter mode: the DPoP key needs the user too
+
+  static func strict(storage: InMemoryTokenStorage = InMemoryTokenStorage()) throws -> PresenceHarness {
+    try PresenceHarness(
+      storage: storage, usesDPoP: true,
+      options: PresenceOptions(refreshTokenProtection: .biometryCurrentSet, protectsDPoPKey: true))
+  }
+
+  @Test func inTheStricterModeTheCheckCoversTheDPoPKeyBeforeAnyKeyOrRequest() async throws {
+    let harness = try Self.strict()
+    harness.user.setBiometryEnrolled(false)
+    let error = await expectXidError(.biometryNotEnrolled) { try await harness.xid.signIn() }
+    #expect(error?.reason.contains("protectsDPoPKey") == true)
+    await expectXidError(.biometryNotEnrolled) {
+      _ = try await harness.xid.signInWithDeviceCode(scopes: nil) { _ in }
+    }
+    let counters = await harness.provider.counters
+    #expect(counters.authorizationRequests == 0 && counters.tokenRequests == 0 && counters.deviceAuthorizations == 0)
+    #expect(harness.keyStore.counts.signingKeys == 0 && harness.keyStore.counts.created == 0)
+    #expect(harness.user.prompts.isEmpty)
+  }
+
+  @Test func inTheStricterModeSealingThatFailsRevokesNothingAsksNothingMoreAndDeletesTheKey() async throws {
+    let storage = InMemoryTokenStorage()
+    let harness = try Self.strict(storage: storage)
+    let provider = harness.provider
+    harness.keyStore.createFailure.set {
+      PresenceFailure.keychain(status: -34018, operation: "create the presence key").error
+    }
+    let error = await expectXidError(.missingEntitlement) {
+      _ = try await harness.xid.signInWithDeviceCode(scopes: nil) { authorization in
+        await provider.completeDeviceAuthorization(userCode: authorization.userCode)
+      }
+    }
+    #expect(error?.reason.contains("DPoP key") == true && error?.reason.contains("revoked") == false)
+    #expect(harness.user.prompts.count == 1, "the token request's proof only")
+    #expect(await harness.provider.counters.revocations == 0, "revoking needs a proof, which might ask")
+    #expect(try harness.storedRecord() == nil)
+    #expect(await provider.counters.tokenRequests >= 1, "the tokens were issued")
+    let dpopKeys = try storage.keys(withPrefix: DPoPKeyStore.storageKey(thumbprint: ""))
+    #expect(dpopKeys.isEmpty, "the tokens are bound to a key that is gone")
+  }
+
   // MARK: - After sign-in: the enrolled biometry changes
 
   @Test func aChangedEnrollmentIsAnInvalidatedKeyNotAnUnrecognisedUser() async throws {
