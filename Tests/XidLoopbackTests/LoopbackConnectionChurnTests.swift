@@ -20,7 +20,7 @@ struct LoopbackConnectionChurnTests {
   private static let clients =
     ProcessInfo.processInfo.environment["XID_CHURN_CLIENTS"].flatMap { Int($0) } ?? 4
   private static let connections =
-    ProcessInfo.processInfo.environment["XID_CHURN_CONNECTIONS"].flatMap { Int($0) } ?? 2000
+    ProcessInfo.processInfo.environment["XID_CHURN_CONNECTIONS"].flatMap { Int($0) } ?? 400
 
   /// Connections that stay open and silent meanwhile: with their sockets, Dispatch watches more
   /// descriptors than its table has buckets, so the sockets that come and go share buckets with them.
