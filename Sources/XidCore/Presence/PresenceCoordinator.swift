@@ -84,8 +84,17 @@ final class PresenceCoordinator: Sendable {
     }
     assert(PresenceScope.current != nil, "a proof with a protected DPoP key is prepared outside a call")
     do {
-      let confirmation = try await confirmations.confirmation(
+      let heldByTheCall = PresenceScope.current?.context != nil
+      var confirmation = try await confirmations.confirmation(
         for: .signing(storedForm: protected.storedForm), purpose: "this call")
+      if !heldByTheCall && !confirmation.isNew && !signs(protected, with: confirmation.context) {
+        // The reused confirmation went stale (the system ends an evaluated LAContext, for example
+        // when the device locks): drop it and ask once more, rather than fail every call until the
+        // reuse time is over.
+        await confirmations.drop(confirmation.context)
+        confirmation = try await confirmations.confirmation(
+          for: .signing(storedForm: protected.storedForm), purpose: "this call")
+      }
       // Outside a call nothing would hold the context: the proof then fails with userPresenceRequired.
       if confirmation.endsAfterUse { confirmation.context.invalidate() }
     } catch let error as XidError where error.code == .presenceKeyInvalidated {
@@ -93,6 +102,22 @@ final class PresenceCoordinator: Sendable {
         .presenceKeyInvalidated,
         "the session's DPoP key no longer accepts the user (\(error.reason)): the enrolled biometry or the passcode may have changed. Sign the user in again (signOut() cleans up; the session is kept until then)"
       )
+    }
+  }
+
+  /// Whether `key` still signs with a confirmation kept from an earlier call: one signature of a
+  /// fixed message, made once per call that reuses a confirmation. Only a context that went stale
+  /// (`authenticationInterrupted`, `userPresenceRequired`) says no; any other failure is left to the
+  /// proof, which reports it.
+  private func signs(_ key: PresenceDPoPKey, with context: any PresenceContext) -> Bool {
+    guard let keyStore else { return true }
+    do {
+      _ = try keyStore.sign(Array("xid.presence.probe".utf8), withSigningKey: key.storedForm, context: context)
+      return true
+    } catch let error as XidError {
+      return error.code != .authenticationInterrupted && error.code != .userPresenceRequired
+    } catch {
+      return true
     }
   }
 

@@ -89,6 +89,12 @@ final class RecordingKeyStore: PresenceKeyStore, @unchecked Sendable {
   /// How many of the contexts made so far were invalidated.
   var invalidatedContexts: Int { contexts.get().filter(\.isInvalidated).count }
 
+  /// Ends every context made so far as the system does (when the device locks, for example): they no
+  /// longer allow any key, and Xid is not told.
+  func systemEndsEveryContext() {
+    for context in contexts.get() { context.base.invalidate() }
+  }
+
   final class RecordedContext: PresenceContext, @unchecked Sendable {
     let base: any PresenceContext
     private let invalidated = LockedValue(false)

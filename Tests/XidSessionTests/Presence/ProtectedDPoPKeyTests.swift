@@ -174,6 +174,20 @@ struct ProtectedDPoPKeyTests {
     #expect(harness.user.prompts.count == 3)
   }
 
+  @Test func aReusedConfirmationTheSystemEndedIsReplacedInTheSameCall() async throws {
+    let harness = try Self.strictHarness(reuse: .seconds(600))
+    try await harness.xid.signIn()
+    #expect(try await harness.xid.send(Self.resource(harness)).status == 200)
+    let prompts = harness.user.prompts.count
+    harness.keyStore.systemEndsEveryContext()
+
+    #expect(try await harness.xid.send(Self.resource(harness)).status == 200)
+    #expect(
+      harness.user.prompts.count == prompts + 1, "the stale confirmation was dropped and the user asked once more")
+    #expect(try await harness.xid.send(Self.resource(harness)).status == 200)
+    #expect(harness.user.prompts.count == prompts + 1, "the new confirmation is reused")
+  }
+
   // MARK: - Failures keep the session
 
   @Test func inTheBackgroundACallNeedsTheUserAndKeepsTheSession() async throws {
