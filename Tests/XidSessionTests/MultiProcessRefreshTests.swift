@@ -9,7 +9,7 @@ import XidTesting
 /// Eight processes, each with 200 concurrent tasks, share one account's FileTokenStorage and refresh
 /// against the test provider over loopback, with rotating refresh tokens and short-lived access
 /// tokens: exactly one refresh per expiry, no sign-out, and every caller gets a valid token.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .workerProcessesOneAtATime, .timeLimit(.minutes(3)))
 struct MultiProcessRefreshTests {
   static let processes = 8
   static let tasksPerProcess = 200

@@ -14,7 +14,7 @@ import XidTesting
 /// Every case, whatever the fault, must show: no record lost or corrupt; no sign-out except on a
 /// proven dead grant; at most one refresh request per expiry (retries after a transient failure
 /// aside); no session back after a sign-out; no token in a log line or an error.
-@Suite(.serialized, .noSecretLeaks, .timeLimit(.minutes(3)))
+@Suite(.serialized, .noSecretLeaks, .workerProcessesOneAtATime, .timeLimit(.minutes(3)))
 struct FaultMatrixTests {
   /// Concurrent callers in one process.
   static let tasks = 40
