@@ -10,7 +10,7 @@ extension GlewlwydInterop {
   /// every use, a reused one revoking the chain). Exactly one refresh per expiry, counted by glewlwyd
   /// itself; every process gets the same token, which glewlwyd's UserInfo endpoint accepts; nobody is
   /// signed out.
-  @Suite(.interopProvider, .serialized, .timeLimit(.minutes(2)))
+  @Suite(.interopProvider, .serialized, .workerProcessesOneAtATime, .timeLimit(.minutes(2)))
   struct MultiProcessInteropTests {
     static let processes = 8
     static let tasksPerProcess = 200

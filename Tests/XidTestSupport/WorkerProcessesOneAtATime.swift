@@ -1,17 +1,19 @@
 import Testing
 
 /// Runs the tests that start `XidRefreshWorker` processes one at a time, across suites
-/// (`MultiProcessRefreshTests` and the fault matrix's eight-process runs).
+/// (`MultiProcessRefreshTests`, the fault matrix's eight-process runs, and the one against glewlwyd).
 ///
 /// Each such test serves its provider from this process while eight workers wait on it, and holds
 /// the account's lock in a worker while the provider answers. Two of them at once, beside the other
 /// suites on a loaded two-core machine, starved each other's providers long enough for workers to
 /// give up on the lock (`lockTimeout`) and for tokens to expire on their way: failures of the
 /// machine, not of Xid. Within a suite `.serialized` already orders the tests; this orders the suites.
-struct WorkerProcessesOneAtATime: SuiteTrait, TestTrait, TestScoping {
-  var isRecursive: Bool { true }
+public struct WorkerProcessesOneAtATime: SuiteTrait, TestTrait, TestScoping {
+  /// Each test of a suite takes its turn.
+  public var isRecursive: Bool { true }
 
-  func provideScope(
+  /// Runs `function` in the turn of worker-process tests.
+  public func provideScope(
     for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
   ) async throws {
     guard !test.isSuite, !WorkerProcessGate.held.get() else { return try await function() }
@@ -28,7 +30,7 @@ struct WorkerProcessesOneAtATime: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == WorkerProcessesOneAtATime {
   /// Runs the test (or each test of the suite) while no other test runs worker processes.
-  static var workerProcessesOneAtATime: Self { WorkerProcessesOneAtATime() }
+  public static var workerProcessesOneAtATime: Self { WorkerProcessesOneAtATime() }
 }
 
 /// The turn of the tests that run worker processes: one holder, the others waiting in order.
