@@ -119,14 +119,7 @@ final class DPoPKeyStore: Sendable {
       throw XidError(
         .dpopKeyUnavailable, "the session's DPoP key could not be restored from storage; sign the user in again")
     }
-    guard key.thumbprint == thumbprint else {
-      throw XidError(
-        .dpopKeyUnavailable,
-        "the stored DPoP key is not the key the session's tokens are bound to; sign the user in again")
-    }
-    let prepared = PreparedDPoPKey(key)
-    loaded.update { $0[thumbprint] = prepared }
-    return prepared
+    return try remember(key, as: thumbprint)
   }
 
   /// What the session says about its key: the thumbprint, and whether the stored key is
@@ -161,6 +154,13 @@ final class DPoPKeyStore: Sendable {
     let key = try PresenceDPoPKey(
       publicKey: publicKey, storedForm: entry.storedForm, isHardwareBacked: entry.isHardwareBacked,
       keyStore: presenceKeys)
+    return try remember(key, as: thumbprint)
+  }
+
+  /// Keeps a restored `key` in memory once it proves to be the key with `thumbprint`.
+  ///
+  /// - Throws: ``XidError/Code/dpopKeyUnavailable`` when it is another key.
+  private func remember(_ key: any DPoPKey, as thumbprint: String) throws -> PreparedDPoPKey {
     guard key.thumbprint == thumbprint else {
       throw XidError(
         .dpopKeyUnavailable,
