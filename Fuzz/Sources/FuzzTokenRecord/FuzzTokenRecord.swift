@@ -12,7 +12,7 @@ import FuzzSupport
 /// Properties checked, besides "no crash, no hang, bounded memory":
 /// - a record that reads is written and read back to the same record (an expiry within a
 ///   microsecond: `Date` keeps its time from 2001, so a time from 1970 may move by a rounding step);
-/// - its description never holds a token.
+/// - its description never holds a token, sealed or not.
 @main
 enum FuzzTokenRecord {
   static func main() { LibFuzzer.run(LLVMFuzzerTestOneInput) }
@@ -36,7 +36,7 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
   default: fuzzCheck(false, "a record's expiry appears or disappears when written and read back")
   }
   let shown = record.description
-  for token in [record.accessToken, record.refreshToken, record.idToken].compactMap({ $0 }) where token.count >= 24 {
+  for token in [record.accessToken, record.refreshToken, record.sealedRefreshToken, record.idToken].compactMap({ $0 }) where token.count >= 24 {
     fuzzCheck(!shown.contains(token), "a token in a record's description")
   }
   return 0

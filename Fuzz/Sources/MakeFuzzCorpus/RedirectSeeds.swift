@@ -49,4 +49,21 @@ enum RedirectSeeds {
     members["scope"] = .array(scopes)
     return JSONValue.object(members).serializedBytes()
   }
+
+  /// The same record with every optional member a later session writes: the sign-in's identity and
+  /// pinned `iss`/`sub`, a DPoP key's thumbprint, and a refresh token sealed for the user's presence
+  /// (in place of `refresh_token`) with the biometry state of its key.
+  static func recordWithEveryMember(from response: JSONValue) throws -> [UInt8] {
+    guard var members = try JSONValue(parsing: String(decoding: record(from: response), as: UTF8.self)).objectValue
+    else { return [] }
+    let sealed = Base64URL.encode(Array((members["refresh_token"]?.stringValue ?? "refresh").utf8))
+    members["refresh_token"] = nil
+    members["sealed_refresh_token"] = .string(sealed)
+    members["sealed_biometry"] = .string(Base64URL.encode(Array(repeating: 0x5a, count: 32)))
+    members["sign_in_id"] = .string(Base64URL.encode(Array(repeating: 0x11, count: 16)))
+    members["pinned_iss"] = members["issuer"]
+    members["pinned_sub"] = .string("user-1")
+    members["dpop_jkt"] = .string(Base64URL.encode(Array(repeating: 0x22, count: 32)))
+    return JSONValue.object(members).serializedBytes()
+  }
 }
