@@ -36,7 +36,8 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
   default: fuzzCheck(false, "a record's expiry appears or disappears when written and read back")
   }
   let shown = record.description
-  for token in [record.accessToken, record.refreshToken, record.sealedRefreshToken, record.idToken].compactMap({ $0 }) where token.count >= 24 {
+  for token in [record.accessToken, record.refreshToken, record.sealedRefreshToken, record.idToken].compactMap({ $0 })
+  where token.count >= 24 {
     fuzzCheck(!shown.contains(token), "a token in a record's description")
   }
   return 0
