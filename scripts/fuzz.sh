@@ -8,7 +8,7 @@
 #                FuzzDPoPNonce (the default: all of them)
 #   --seconds N  fuzz each target for N seconds (default 60), with a random seed
 #   --smoke      what CI runs: the checked-in corpus replayed, then a fixed number of inputs per
-#                target (about 5 s each here) from -seed=1, with deterministic hashing and a fresh
+#                target (about 10 s each here) from -seed=1, with deterministic hashing and a fresh
 #                scratch corpus, so the same code always runs the same inputs: a new find never
 #                turns CI red at random, only a change of code can
 #   --runs N     with --smoke, N inputs per target instead of each target's own count; otherwise
@@ -30,22 +30,22 @@ fuzz="$root/Fuzz"
 all_targets=(FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
   FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzDPoPNonce)
 
-# Inputs per target in --smoke: about 5 s each on the project's 2-core machine when it is quiet, so
-# that CI's whole smoke (build included) stays near 3 minutes. Measured with the checked-in corpus and
+# Inputs per target in --smoke: about 10 s each on the project's 2-core machine when it is quiet, so
+# that CI's whole smoke (build included) stays near 3 to 4 minutes. Measured with the checked-in corpus and
 # the release build; see Fuzz/README.md.
 smoke_runs() {
   case "$1" in
-    FuzzJSON) echo 125000 ;;
-    FuzzJSONDifferential) echo 60000 ;;
-    FuzzJWS) echo 125000 ;;
-    FuzzJWK) echo 115000 ;;
-    FuzzDiscovery) echo 40000 ;;
-    FuzzTokenResponse) echo 50000 ;;
-    FuzzAuthorizationResponse) echo 15000 ;;
-    FuzzHTTPRequestHead) echo 60000 ;;
-    FuzzWWWAuthenticate) echo 10000 ;;
-    FuzzTokenRecord) echo 40000 ;;
-    FuzzDPoPNonce) echo 40000 ;;
+    FuzzJSON) echo 150000 ;;
+    FuzzJSONDifferential) echo 200000 ;;
+    FuzzJWS) echo 210000 ;;
+    FuzzJWK) echo 200000 ;;
+    FuzzDiscovery) echo 250000 ;;
+    FuzzTokenResponse) echo 290000 ;;
+    FuzzAuthorizationResponse) echo 47000 ;;
+    FuzzHTTPRequestHead) echo 350000 ;;
+    FuzzWWWAuthenticate) echo 170000 ;;
+    FuzzTokenRecord) echo 140000 ;;
+    FuzzDPoPNonce) echo 70000 ;;
     *) echo 20000 ;;
   esac
 }
