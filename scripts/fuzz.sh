@@ -20,7 +20,8 @@
 # Every run has -max_len=65536 (a 64 KiB token is the largest Xid parses), -timeout=10 (seconds per
 # input) and -rss_limit_mb=2048. Inputs come from Fuzz/Corpus/<Target>/ (in the repository, read
 # only) and $XID_FUZZ_WORK/corpus/<Target>/ (default /tmp/xid-fuzz; new finds go there, never into
-# the repository). Crashes are saved in $XID_FUZZ_WORK/artifacts/; replay one with
+# the repository). Logs: $XID_FUZZ_WORK/logs/<Target>.log (a smoke's: <Target>.smoke.log); one run of a
+# target at a time per work folder. Crashes are saved in $XID_FUZZ_WORK/artifacts/; replay one with
 #   SWIFT_BACKTRACE=enable=no Fuzz/.build/release/<Target> <artifact>
 # The summary at the end gives executions per second per target. Exit status: 0 when every target
 # ran clean, 1 when one crashed, leaked, timed out or ran out of memory (or did not run), 2 for usage.
@@ -138,8 +139,20 @@ for target in "${targets[@]}"; do
     new="$work/corpus/$target"
   fi
   mkdir -p "$new"
-  output="$work/logs/$target.log"
-  log "$target: $([[ $smoke == 1 ]] && echo "$count inputs from seed 1" || echo "$seconds s"), log $output"
+  # The count of executions is read from the run's log, so no two runs may write one log: a smoke
+  # writes its own in its scratch folder (kept as <Target>.smoke.log), and a longer run holds a lock
+  # on <Target>.log for as long as it runs.
+  if ((smoke)); then
+    output="$scratch/$target.log" kept="$work/logs/$target.smoke.log"
+  else
+    output="$work/logs/$target.log" kept="$output"
+    exec {lock}>"$output.lock"
+    flock -n "$lock" || {
+      log "$target: another run is writing $output (one run per target at a time; or set XID_FUZZ_WORK)"
+      exit 1
+    }
+  fi
+  log "$target: $([[ $smoke == 1 ]] && echo "$count inputs from seed 1" || echo "$seconds s"), log $kept"
   started=$EPOCHREALTIME
   status=0
   nice -n 15 "$executable" "${flags[@]}" "$new" "$fuzz/Corpus/$target" >"$output" 2>&1 || status=$?
@@ -165,6 +178,7 @@ for target in "${targets[@]}"; do
   fi
   summary+=("$(printf '%-22s %-12s %10s %10s %8s %8s %6s' "$target" "$result" "${executed:--}" \
     "${speed:--}" "${added:--}" "${rss:--}" "$elapsed")")
+  if ((smoke)); then cp "$output" "$kept"; else exec {lock}>&-; fi
 done
 
 printf '\n%-22s %-12s %10s %10s %8s %8s %6s\n' target result executions exec/s "new" "rss MB" "s"
