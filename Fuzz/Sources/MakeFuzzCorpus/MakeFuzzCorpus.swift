@@ -126,8 +126,7 @@ enum ProviderSeeds {
       RedirectSeeds.write(callback: callback, name: name, to: &corpus)
       let json = try JSONValue(parsing: tokens)
       corpus.add("record-from-token-response-\(name)", RedirectSeeds.record(from: json), for: .tokenRecord)
-      corpus.add(
-        "record-with-every-member-\(name)", try RedirectSeeds.recordWithEveryMember(from: json), for: .tokenRecord)
+      corpus.add("record-with-every-member-\(name)", RedirectSeeds.recordWithEveryMember(from: json), for: .tokenRecord)
       if let accessToken = json["access_token"]?.stringValue {
         corpus.addJSON("provider-userinfo-\(name)", try await get(provider, .userInfo, bearer: accessToken))
       }

@@ -40,6 +40,26 @@ enum RedirectSeeds {
 
   /// A stored record (format 1, as `TokenRecord.encoded()` writes it) holding a real token response.
   static func record(from response: JSONValue) -> [UInt8] {
+    JSONValue.object(recordMembers(from: response)).serializedBytes()
+  }
+
+  /// The same record with every optional member a later session writes: the sign-in's identity and
+  /// pinned `iss`/`sub`, a DPoP key's thumbprint, and a refresh token sealed for the user's presence
+  /// (in place of `refresh_token`; here only its encoding, the parser never opens it) with the
+  /// biometry state of its key.
+  static func recordWithEveryMember(from response: JSONValue) -> [UInt8] {
+    var members = recordMembers(from: response)
+    let refreshToken = members.removeValue(forKey: "refresh_token")?.stringValue ?? "refresh-token"
+    members["sealed_refresh_token"] = .string(Base64URL.encode(Array(refreshToken.utf8)))
+    members["sealed_biometry"] = .string(Base64URL.encode(Array(repeating: 0x5a, count: 32)))
+    members["sign_in_id"] = .string(Base64URL.encode(Array(repeating: 0x11, count: 16)))
+    members["pinned_iss"] = members["issuer"]
+    members["pinned_sub"] = .string("user-1")
+    members["dpop_jkt"] = .string(Base64URL.encode(Array(repeating: 0x22, count: 32)))
+    return JSONValue.object(members).serializedBytes()
+  }
+
+  private static func recordMembers(from response: JSONValue) -> [String: JSONValue] {
     var members: [String: JSONValue] = [
       "format": .int(1), "version": .int(1), "issuer": .string(TestProvider.defaultIssuer.absoluteString),
       "client_id": .string("xid-example"), "account": .string("user-1"), "expires_at": .double(1_800_003_600),
@@ -47,23 +67,6 @@ enum RedirectSeeds {
     for name in ["access_token", "token_type", "refresh_token", "id_token"] { members[name] = response[name] }
     let scopes = (response["scope"]?.stringValue ?? "openid").split(separator: " ").map { JSONValue.string(String($0)) }
     members["scope"] = .array(scopes)
-    return JSONValue.object(members).serializedBytes()
-  }
-
-  /// The same record with every optional member a later session writes: the sign-in's identity and
-  /// pinned `iss`/`sub`, a DPoP key's thumbprint, and a refresh token sealed for the user's presence
-  /// (in place of `refresh_token`) with the biometry state of its key.
-  static func recordWithEveryMember(from response: JSONValue) throws -> [UInt8] {
-    guard var members = try JSONValue(parsing: String(decoding: record(from: response), as: UTF8.self)).objectValue
-    else { return [] }
-    let sealed = Base64URL.encode(Array((members["refresh_token"]?.stringValue ?? "refresh").utf8))
-    members["refresh_token"] = nil
-    members["sealed_refresh_token"] = .string(sealed)
-    members["sealed_biometry"] = .string(Base64URL.encode(Array(repeating: 0x5a, count: 32)))
-    members["sign_in_id"] = .string(Base64URL.encode(Array(repeating: 0x11, count: 16)))
-    members["pinned_iss"] = members["issuer"]
-    members["pinned_sub"] = .string("user-1")
-    members["dpop_jkt"] = .string(Base64URL.encode(Array(repeating: 0x22, count: 32)))
-    return JSONValue.object(members).serializedBytes()
+    return members
   }
 }
