@@ -1,6 +1,6 @@
 import Testing
-import XidTestSupport
 import XidJOSE
+import XidTestSupport
 
 struct JSONParserTests {
   @Test func parsesEveryKindOfValue() throws {
@@ -35,6 +35,15 @@ struct JSONParserTests {
   @Test func rejectsDuplicateMemberNames() {
     let error = expectXidError(.invalidJSON) { try JSONValue(parsing: #"{"alg":"RS256","alg":"none"}"#) }
     #expect(error?.reason.contains("duplicate") == true)
+  }
+
+  /// The input that stopped `FuzzJSONDifferential` in the long run (Fuzz/README.md, "Findings"):
+  /// Foundation reads only the duplicate it keeps and accepts it; Xid refuses the document, at
+  /// whichever error it meets first.
+  @Test func refusesADuplicateMemberThatFollowsAnOutOfRangeNumber() {
+    expectXidError(.invalidJSON) {
+      try JSONValue(parsing: #"{"iat":1800000000,"ex:p":1e00800000000,"ex:p":1e0}"#)
+    }
   }
 
   @Test func rejectsInvalidUTF8() {
