@@ -223,11 +223,13 @@ struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflectable {
   /// The thumbprint only, so that `dump` shows no key material.
   var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint]) }
 
-  /// A proof for one request; see ``DPoPProof``.
+  /// A proof for one request sent at `now`, dated ``DPoPProof/issuedAtMargin`` earlier; see
+  /// ``DPoPProof``.
   func proof(method: String, url: URL, accessToken: String?, nonce: String?, now: Date) throws -> String {
     try DPoPProof.make(
       encodedHeader: encodedHeader, sign: key.sign, method: method, url: url,
-      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce, issuedAt: now)
+      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce,
+      issuedAt: now.addingTimeInterval(-DPoPProof.issuedAtMargin))
   }
 }
 

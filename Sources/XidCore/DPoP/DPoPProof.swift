@@ -18,6 +18,16 @@ public enum DPoPProof {
   /// The `typ` of a proof's header.
   public static let type = "dpop+jwt"
 
+  /// How far before the current time a proof is dated, in seconds: its `iat` is the second before
+  /// the current one.
+  ///
+  /// Servers refuse a proof issued in the future, some with no leeway at all (glewlwyd, by default),
+  /// and a server's clock can lag the device's by a little: glewlwyd reads its clock with `time()`,
+  /// the kernel's coarse clock, a few milliseconds behind the one `Date()` reads on the same machine,
+  /// so a proof made just after a second began was refused. A second's margin costs nothing, since
+  /// servers accept proofs for a minute or more (RFC 9449 §11.1).
+  public static let issuedAtMargin: TimeInterval = 1
+
   /// Makes a proof for one request.
   ///
   /// - Parameters:
@@ -27,12 +37,13 @@ public enum DPoPProof {
   ///   - accessToken: the access token the request carries, for a resource server (`ath`); `nil` at the
   ///     token endpoint.
   ///   - nonce: the server's latest `DPoP-Nonce`, when it gave one.
-  ///   - issuedAt: the time of `iat`, rounded down to the second.
+  ///   - issuedAt: the time of `iat`, rounded down to the second; by default ``issuedAtMargin``
+  ///     before now.
   /// - Throws: ``XidError`` with ``XidError/Code/cryptoFailure`` when no random bytes or signature can
   ///   be made.
   public static func make(
     key: any DPoPKey, method: String, url: URL, accessToken: String? = nil, nonce: String? = nil,
-    issuedAt: Date = Date()
+    issuedAt: Date = Date(timeIntervalSinceNow: -issuedAtMargin)
   ) throws -> String {
     try make(
       encodedHeader: cachedHeader(for: key), sign: key.sign, method: method, url: url,
