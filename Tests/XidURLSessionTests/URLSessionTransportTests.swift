@@ -117,12 +117,11 @@ struct URLSessionTransportTests {
   }
 
   @Test func reportsARefusedConnectionAsANetworkFailure() async throws {
-    let server = try LoopbackHTTPServer { _ in HTTPResponse(status: 200) }
-    let url = server.baseURL.appending(path: "/token").appendingQuery([("code", "SECRET-CODE")])
-    server.stop()
-    await server.waitUntilStopped()
+    let refusing = try RefusingPort()
+    let url = try #require(URL(string: "http://127.0.0.1:\(refusing.port)/token?code=SECRET-CODE"))
     let error = await expectXidError(.networkFailure) { try await URLSessionTransport().send(HTTPRequest(url: url)) }
-    #expect(error?.reason == "the request to 127.0.0.1:\(server.port) failed: the connection was refused")
+    #expect(error?.reason == "the request to 127.0.0.1:\(refusing.port) failed: the connection was refused")
+    withExtendedLifetime(refusing) {}
   }
 
   @Test func cancellingTheCallingTaskEndsTheRequest() async throws {
