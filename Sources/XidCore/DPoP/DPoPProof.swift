@@ -24,8 +24,9 @@ public enum DPoPProof {
   /// Servers refuse a proof issued in the future, some with no leeway at all (glewlwyd, by default),
   /// and a server's clock can lag the device's by a little: glewlwyd reads its clock with `time()`,
   /// the kernel's coarse clock, a few milliseconds behind the one `Date()` reads on the same machine,
-  /// so a proof made just after a second began was refused. A second's margin costs nothing, since
-  /// servers accept proofs for a minute or more (RFC 9449 §11.1).
+  /// so a proof made just after a second began was refused. A second is small beside the time a
+  /// server accepts a proof for (RFC 9449 §11.1 leaves the window to the server; glewlwyd's is 60 s
+  /// in Xid's interop set-up).
   public static let issuedAtMargin: TimeInterval = 1
 
   /// Makes a proof for one request.
