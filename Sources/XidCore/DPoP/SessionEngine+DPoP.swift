@@ -68,18 +68,12 @@ extension SessionEngine {
     guard let refreshToken = await presence.revocableRefreshToken(of: replaced),
       refreshToken != record.refreshToken
     else { return }
-    do {
-      try await client.revoke(refreshToken, hint: .refreshToken, dpopKey: oldKey?.key)
-      configuration.logger.log(
-        .info, category: "sign-in", "revoked the refresh token of the session the sign-in replaced")
-    } catch let error as XidError {
-      configuration.logger.log(
-        .notice, category: "sign-in",
-        "the provider did not revoke the refresh token of the session the sign-in replaced: \(error.code)")
-    } catch {
-      configuration.logger.log(
-        .notice, category: "sign-in",
-        "the provider did not revoke the refresh token of the session the sign-in replaced")
+    let what = "the refresh token of the session the sign-in replaced"
+    if await Self.revokeBestEffort(
+      refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, with: client, logger: configuration.logger,
+      category: "sign-in", naming: what)
+    {
+      configuration.logger.log(.info, category: "sign-in", "revoked \(what)")
     }
   }
 

@@ -59,9 +59,9 @@ actor PresenceConfirmations {
   func confirmation(for key: Key, purpose: String) async throws -> Confirmation {
     let scope = PresenceScope.current
     if let context = scope?.context { return Confirmation(context: context, endsAfterUse: false, isNew: false) }
-    if let reusable, clock.now.timeIntervalSince(reusable.since) < reuse.timeInterval {
-      scope?.hold(reusable.context, endsWithCall: false)
-      return Confirmation(context: reusable.context, endsAfterUse: false, isNew: false)
+    if let context = recentContext {
+      scope?.hold(context, endsWithCall: false)
+      return Confirmation(context: context, endsAfterUse: false, isNew: false)
     }
     forget()
     guard interactionAllowed() else {
@@ -91,9 +91,19 @@ actor PresenceConfirmations {
 
   /// A context that allows use without a prompt: the call's or a recent one; `nil` otherwise.
   func contextWithoutAsking() -> (any PresenceContext)? {
-    if let context = PresenceScope.current?.context { return context }
+    PresenceScope.current?.context ?? recentContext
+  }
+
+  /// The context kept for reuse, while the reuse time lasts.
+  private var recentContext: (any PresenceContext)? {
     guard let reusable, clock.now.timeIntervalSince(reusable.since) < reuse.timeInterval else { return nil }
     return reusable.context
+  }
+
+  /// Whether `error`, from a use of a context that was evaluated before, says that the system ended
+  /// it (`authenticationInterrupted`, `userPresenceRequired`): asking once more is then right.
+  static func meansStaleContext(_ error: XidError) -> Bool {
+    error.code == .authenticationInterrupted || error.code == .userPresenceRequired
   }
 
   /// Drops `context`, which went stale (the system invalidated it), so that the next use asks again.

@@ -115,7 +115,7 @@ final class PresenceCoordinator: Sendable {
       _ = try keyStore.sign(Array("xid.presence.probe".utf8), withSigningKey: key.storedForm, context: context)
       return true
     } catch let error as XidError {
-      return error.code != .authenticationInterrupted && error.code != .userPresenceRequired
+      return !PresenceConfirmations.meansStaleContext(error)
     } catch {
       return true
     }

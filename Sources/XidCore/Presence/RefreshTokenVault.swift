@@ -136,7 +136,9 @@ actor RefreshTokenVault {
           throw invalidated("it opened to something that is not a refresh token")
         }
         return token
-      } catch let error as XidError where !confirmation.isNew && !retried && Self.contextExpired(error) {
+      } catch let error as XidError
+        where !confirmation.isNew && !retried && PresenceConfirmations.meansStaleContext(error)
+      {
         // The reused context went stale (the system invalidated it): ask once more with a new one.
         await confirmations.drop(context)
         retried = true
@@ -165,10 +167,6 @@ actor RefreshTokenVault {
   func destroyKey() async throws {
     await confirmations.forget()
     try keyStore.deleteKey(tag: tag)
-  }
-
-  private static func contextExpired(_ error: XidError) -> Bool {
-    error.code == .authenticationInterrupted || error.code == .userPresenceRequired
   }
 
   // MARK: - The sealed form

@@ -116,15 +116,9 @@ extension SessionEngine {
     }
     let tokens: [(String?, TokenTypeHint)] = [(record.refreshToken, .refreshToken), (record.accessToken, .accessToken)]
     for case let (token?, hint) in tokens {
-      do {
-        try await client.revoke(token, hint: hint, dpopKey: key?.key)
-      } catch let error as XidError {
-        configuration.logger.log(
-          .notice, category: "sign-in", "the provider did not revoke a token that could not be stored: \(error.code)")
-      } catch {
-        configuration.logger.log(
-          .notice, category: "sign-in", "the provider did not revoke a token that could not be stored")
-      }
+      await Self.revokeBestEffort(
+        token, hint: hint, dpopKey: key?.key, with: client, logger: configuration.logger, category: "sign-in",
+        naming: "a token that could not be stored")
     }
     return true
   }

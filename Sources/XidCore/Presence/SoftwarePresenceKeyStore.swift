@@ -66,13 +66,9 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
   }
 
   public func authenticate(_ context: any PresenceContext, forKey tag: String, localizedReason: String) async throws {
-    guard let context = context as? Context else {
-      throw XidError(.invalidConfiguration, "SoftwarePresenceKeyStore was given a context it did not make")
-    }
+    let context = try Self.own(context)
     guard let key = try load(tag) else { throw Self.missing(tag) }
-    try await authorizer.checkCanAuthorize(requirement: key.requirement)
-    try await authorizer.authorize(localizedReason: localizedReason)
-    context.markEvaluated(for: key.requirement)
+    try await evaluate(context, for: key.requirement, localizedReason: localizedReason)
   }
 
   /// Returns when `authorizer` can verify the user by `requirement`.
@@ -111,10 +107,24 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
   public func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
     async throws
   {
+    let context = try Self.own(context)
+    let (_, requirement) = try Self.signingKey(storedForm)
+    try await evaluate(context, for: requirement, localizedReason: localizedReason)
+  }
+
+  /// `context` as one this store made.
+  ///
+  /// - Throws: ``XidError/Code/invalidConfiguration`` for another store's context.
+  private static func own(_ context: any PresenceContext) throws -> Context {
     guard let context = context as? Context else {
       throw XidError(.invalidConfiguration, "SoftwarePresenceKeyStore was given a context it did not make")
     }
-    let (_, requirement) = try Self.signingKey(storedForm)
+    return context
+  }
+
+  /// Asks the authorizer to verify the user by `requirement`, then marks `context` evaluated for it.
+  private func evaluate(_ context: Context, for requirement: PresenceRequirement, localizedReason: String) async throws
+  {
     try await authorizer.checkCanAuthorize(requirement: requirement)
     try await authorizer.authorize(localizedReason: localizedReason)
     context.markEvaluated(for: requirement)

@@ -367,13 +367,30 @@ public actor SessionEngine {
   /// Revokes a refresh token that a refresh dropped (the session was signed out or replaced while it
   /// ran), best effort.
   private static func revokeDropped(_ refreshToken: String, with client: OpenIDClient, logger: any XidLogger) async {
+    await revokeBestEffort(
+      refreshToken, hint: .refreshToken, with: client, logger: logger, category: "refresh",
+      naming: "a dropped refresh token")
+  }
+
+  /// Revokes `token` (with a proof of `dpopKey`, for a bound one), best effort: when the provider
+  /// does not, the log says so with the error's code, never the token.
+  ///
+  /// - Parameter what: the token, for the log line ("a dropped refresh token").
+  /// - Returns: whether the provider revoked it.
+  @discardableResult
+  static func revokeBestEffort(
+    _ token: String, hint: TokenTypeHint, dpopKey: (any DPoPKey)? = nil, with client: OpenIDClient,
+    logger: any XidLogger, category: String, naming what: String
+  ) async -> Bool {
     do {
-      try await client.revoke(refreshToken, hint: .refreshToken)
+      try await client.revoke(token, hint: hint, dpopKey: dpopKey)
+      return true
     } catch let error as XidError {
-      logger.log(.notice, category: "refresh", "the provider did not revoke a dropped refresh token: \(error.code)")
+      logger.log(.notice, category: category, "the provider did not revoke \(what): \(error.code)")
     } catch {
-      logger.log(.notice, category: "refresh", "the provider did not revoke a dropped refresh token")
+      logger.log(.notice, category: category, "the provider did not revoke \(what)")
     }
+    return false
   }
 
   private static func refresh(_ record: TokenRecord, with client: OpenIDClient, key: PreparedDPoPKey?) async throws
