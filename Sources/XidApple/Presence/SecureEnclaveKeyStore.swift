@@ -160,6 +160,8 @@
       return (Array(key.publicKey.x963Representation), storedForm, true)
     }
 
+    /// Evaluates `context` for signing with the key `storedForm` (`.useKeySign` on the key's access
+    /// control): the user sees `localizedReason` once.
     public func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
       async throws
     {
@@ -169,6 +171,7 @@
         Self.signingAccessControl(requirement), operation: .useKeySign, localizedReason: localizedReason)
     }
 
+    /// Signs `message` (ES256, r ‖ s) in the Secure Enclave with the evaluated `context`; never asks.
     public func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws
       -> [UInt8]
     {

@@ -104,6 +104,8 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
     return (try Self.publicKey(of: key), stored.serialized(sortedKeys: true), false)
   }
 
+  /// Asks the authorizer to verify the user by the signing key's requirement, showing
+  /// `localizedReason`, and marks `context` evaluated for it.
   public func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
     async throws
   {
@@ -130,6 +132,8 @@ public struct SoftwarePresenceKeyStore: PresenceKeyStore {
     context.markEvaluated(for: requirement)
   }
 
+  /// Signs `message` (ES256, r ‖ s) with the key `storedForm`, once `context` was evaluated for its
+  /// requirement; never asks.
   public func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws
     -> [UInt8]
   {
