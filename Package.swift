@@ -3,15 +3,17 @@ import PackageDescription
 
 // The targets are the architecture (docs/architecture.md): each layer depends only on layers below it.
 //
-//   XidJOSE → XidCore → XidURLSession, XidLoopback, XidApple → Xid → XidAppIntents, XidTesting, XidCLI
+//   XidJOSE → XidProtocol → XidDevice → XidSession → XidCore → XidURLSession, XidLoopback, XidApple → Xid
+//     → XidAppIntents, XidTesting → XidCLI
 let package = Package(
   name: "Xid",
   platforms: [.iOS(.v16), .macOS(.v13)],
   products: [
     // The whole SDK with the platform's defaults: `import Xid`.
     .library(name: "Xid", targets: ["Xid"]),
-    // The portable core alone (protocol, session, storage): no networking library is linked.
-    .library(name: "XidCore", targets: ["XidCore"]),
+    // The portable core alone (protocol, session, storage): no networking library is linked. Its
+    // layers are part of it, so that code built on the core (the fuzz targets) can name them.
+    .library(name: "XidCore", targets: ["XidCore", "XidSession", "XidDevice", "XidProtocol"]),
     // The URLSession transport, for programs that link the core alone.
     .library(name: "XidURLSession", targets: ["XidURLSession"]),
     // The RFC 8252 loopback redirect listener and browser launcher (macOS and Linux programs).
@@ -41,10 +43,20 @@ let package = Package(
         .target(name: "COpenSSLLoader", condition: .when(platforms: [.linux])),
       ]
     ),
-    // Layer 2: the portable core: HTTP messages and the transport protocol, the protocol engine, the
-    // session, storage and the web-authentication flow logic. Foundation only, never
+    // Layer 2: the portable core, in four targets, each on the ones before it. Foundation only, never
     // FoundationNetworking.
-    .target(name: "XidCore", dependencies: ["XidJOSE"]),
+    // 2a. The protocol, stateless: the configuration and the interfaces of the parts Xid runs on
+    // (transport, storage, clock, logger, user agent, presence), HTTP messages, the protocol engine
+    // (OpenIDClient), DPoP proofs and nonces.
+    .target(name: "XidProtocol", dependencies: ["XidJOSE"]),
+    // 2b. What binds a session to this device and its user: DPoP keys, the sealed refresh token, the
+    // session lock, the confirmations of presence, device credentials.
+    .target(name: "XidDevice", dependencies: ["XidProtocol"]),
+    // 2c. The session: accounts and their records, refresh under the account's lock, sign-in and
+    // sign-out (SessionEngine), the web-authentication flow.
+    .target(name: "XidSession", dependencies: ["XidDevice", "XidProtocol"]),
+    // 2d. `import XidCore`: the layers above, re-exported.
+    .target(name: "XidCore", dependencies: ["XidSession", "XidDevice", "XidProtocol"]),
     // Layer 3: the platform shells, each behind a protocol of the core.
     .target(name: "XidURLSession", dependencies: ["XidCore"]),
     .target(name: "XidLoopback", dependencies: ["XidCore"]),
@@ -105,13 +117,21 @@ let package = Package(
     // What the test targets share: expectations on XidError, the test clock, locked values.
     .target(name: "XidTestSupport", dependencies: ["XidCore", "XidLoopback"], path: "Tests/XidTestSupport"),
     .testTarget(name: "XidJOSETests", dependencies: ["XidJOSE", "XidTestSupport"]),
-    .testTarget(name: "XidProtocolTests", dependencies: ["XidCore", "XidTesting", "XidTestSupport"]),
+    .testTarget(
+      name: "XidProtocolTests",
+      dependencies: [
+        "XidCore", "XidProtocol", "XidDevice", "XidSession", "XidTesting", "XidTestSupport",
+      ]
+    ),
     // A process of the multi-process refresh test, spawned by XidSessionTests.
     .executableTarget(
       name: "XidRefreshWorker", dependencies: ["Xid", "XidTestSupport"], path: "Tests/XidRefreshWorker"),
     .testTarget(
       name: "XidSessionTests",
-      dependencies: ["XidCore", "Xid", "XidTesting", "XidRefreshWorker", "XidTestSupport", "XidCoreColdStart"]
+      dependencies: [
+        "XidCore", "XidProtocol", "XidDevice", "XidSession", "Xid", "XidTesting", "XidRefreshWorker",
+        "XidTestSupport", "XidCoreColdStart",
+      ]
     ),
     .testTarget(name: "XidURLSessionTests", dependencies: ["XidURLSession", "XidLoopback", "XidTestSupport"]),
     .testTarget(

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The proofs Xid makes (RFC 9449 §4.2) and the keys it makes them with.
 struct DPoPProofTests {

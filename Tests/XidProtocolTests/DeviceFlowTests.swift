@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 struct DeviceFlowTests {
   static func deviceResponse(expiresIn: Int64 = 600, interval: Int64? = nil) -> HTTPResponse {

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 struct DiscoveryTests {
   @Test func discoveryURLKeepsTheIssuerPath() {

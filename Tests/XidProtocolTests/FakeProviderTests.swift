@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The fixture itself: a provider must not outlive its test, or every test's keys, clients and requests
 /// stay allocated until the process exits (and LeakSanitizer reports them).

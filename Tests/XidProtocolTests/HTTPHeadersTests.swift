@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// Header fields are looked up by name without regard to the case of ASCII letters (RFC 9110 §5.1).
 struct HTTPHeadersTests {

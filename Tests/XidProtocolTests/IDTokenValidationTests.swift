@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// One test per rule of OpenID Connect Core 1.0 §3.1.3.7 (and §3.1.3.8 for `at_hash`), each with a
 /// token that passes and one that fails.

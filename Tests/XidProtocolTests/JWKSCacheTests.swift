@@ -3,7 +3,9 @@ import Testing
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 struct JWKSCacheTests {
   /// A JWK Set endpoint serving `keys`, which a test may change, and counting its fetches.

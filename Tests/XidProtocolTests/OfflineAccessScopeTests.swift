@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The `offline_access` rule at the protocol engine, whatever the way in: the final, whitespace-split
 /// `scope` of every request is checked, before anything is sent, and DPoP lifts the rule.

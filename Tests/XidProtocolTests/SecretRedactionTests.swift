@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// No public value that can hold a secret shows it in `description`, `debugDescription` or `dump`, so
 /// that an app or a custom transport that logs Xid's values leaks nothing.

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// `expires_in` values a token endpoint may send that no `Duration` holds (found by FuzzTokenResponse):
 /// they used to stop the process, in `Duration.seconds(_:)` (1e300) or when the expiry was computed

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The records kept beside an account's tokens (pending sign-ins, DPoP nonces) are named after the
 /// token record's key; those names are in users' storage and must not change.

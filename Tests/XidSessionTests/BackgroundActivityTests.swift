@@ -3,7 +3,9 @@ import Testing
 import Xid
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// A background activity the test ends by hand, as the system would when the time runs out.
 final class FakeActivity: BackgroundActivity, @unchecked Sendable {

@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// An app and its extensions share one DPoP-bound session: the key and the servers' nonces live in
 /// the shared storage, as the token record does. Each `Xid` below stands for a process: it shares

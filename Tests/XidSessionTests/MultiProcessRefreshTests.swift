@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// Eight processes, each with 200 concurrent tasks, share one account's FileTokenStorage and refresh
 /// against the test provider over loopback, with rotating refresh tokens and short-lived access

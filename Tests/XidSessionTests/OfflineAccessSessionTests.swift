@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The `offline_access` rule through the app's API: a sign-in or device sign-in whose final scope
 /// asks for it without DPoP is refused before any request and before anything is stored; with DPoP

@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// What becomes of stored records that this configuration or this version of Xid did not write.
 @Suite(.noSecretLeaks)

@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// After the token response of a refresh, the provider has spent the old refresh token. When the
 /// check of the answer fails for a reason that may pass later, the new tokens are kept (the old claims

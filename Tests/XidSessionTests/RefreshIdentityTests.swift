@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// A refresh-time ID token is about the session's user (OpenID Connect Core §12.2) even when the
 /// stored ID token cannot be read, or the session never had one: the issuer and subject of the first

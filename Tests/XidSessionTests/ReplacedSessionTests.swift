@@ -3,7 +3,9 @@ import Testing
 import Xid
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// A sign-in over a stored session ends that session: its refresh token, which nobody will send
 /// again, is revoked at the provider.

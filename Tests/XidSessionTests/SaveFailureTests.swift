@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// A storage whose next saves fail, as a disk that is full for a moment or a keychain that refuses.
 final class FlakyStorage: TokenStorageAdapter, @unchecked Sendable {

@@ -3,7 +3,9 @@ import Testing
 import Xid
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 #if canImport(Glibc)
   import Glibc

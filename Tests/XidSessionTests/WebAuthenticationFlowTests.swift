@@ -4,7 +4,9 @@ import XidTestSupport
 import XidTesting
 
 @testable import Xid
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The platform-independent part of `WebAuthenticationSessionUserAgent`: callback derivation, error
 /// mapping and the sign-in and end-session flows, with a stand-in for `ASWebAuthenticationSession`.

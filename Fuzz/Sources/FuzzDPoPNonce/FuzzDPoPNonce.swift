@@ -1,7 +1,8 @@
 import Foundation
 import FuzzSupport
 
-@testable import XidCore
+@testable import XidProtocol
+@testable import XidSession
 
 /// A server's answer to a DPoP request on arbitrary bytes: the `DPoP-Nonce` header as
 /// `DPoPNonceCache` learns it, the nonce cache a storage hands back, and the checks that decide

@@ -1,7 +1,8 @@
 import Foundation
 import FuzzSupport
 
-@testable import XidCore
+@testable import XidProtocol
+@testable import XidSession
 
 /// The stored token record on arbitrary bytes (as the storage hands it over, a string), read by
 /// `TokenRecord(decoding:)`, the entry point every token storage goes through.

@@ -1,7 +1,8 @@
 import Foundation
 import FuzzSupport
 
-@testable import XidCore
+@testable import XidProtocol
+@testable import XidSession
 
 /// `WWW-Authenticate` challenges on arbitrary bytes (as UTF-8, as the transport hands header values
 /// over): `ProtocolHTTP.challengeParameter` for the parameters Xid reads, `oauthError(inChallenge:)`

@@ -1,7 +1,9 @@
 import Foundation
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// A scripted OpenID provider at `https://op.example`: discovery, keys, token, PAR, UserInfo,
 /// revocation and device endpoints, each replaceable by a test.

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// A transport that answers every request with a closure and records the requests.
 final class ScriptedTransport: HTTPTransport, Sendable {

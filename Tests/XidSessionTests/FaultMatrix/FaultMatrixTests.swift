@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The reliability matrix (docs/reliability.md, written from this suite's results by
 /// scripts/reliability-report.sh): each fault, in one process and across eight, on a provider whose

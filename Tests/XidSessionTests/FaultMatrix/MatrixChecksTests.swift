@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The fault matrix's own judgement, on made-up rounds: a check that cannot fail proves nothing.
 struct MatrixChecksTests {

@@ -2,7 +2,9 @@ import Foundation
 import Testing
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// Where a matrix case ran.
 enum MatrixMode: String, Sendable, Codable {

@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// What one matrix run shares: a provider served over loopback (refresh tokens rotate, with reuse
 /// detection), a keychain whose items are files (every process shares them, as an app and its

@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// What the device can do decides what the refresh token's protection can do: no biometry enrolled,
 /// no passcode, and an enrollment change after sign-in.

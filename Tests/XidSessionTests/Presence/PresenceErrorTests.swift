@@ -1,7 +1,9 @@
 import Testing
 import XidTestSupport
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// What LocalAuthentication, the keychain and CryptoKit report becomes an ``XidError`` that says what
 /// to do; `XidApple` feeds these mappings from `LAError`, `OSStatus` and `CryptoKitError`.

@@ -3,7 +3,9 @@ import Testing
 import Xid
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// An ``Xid`` on an in-memory test provider with presence options, and the fake user who answers its
 /// prompts.

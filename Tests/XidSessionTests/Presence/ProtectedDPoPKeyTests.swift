@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// The stricter mode, "every API call needs the user" (``PresenceOptions/protectsDPoPKey``): the DPoP
 /// key itself needs the user, through the fake user, the fake Secure Enclave key store and its

@@ -4,7 +4,9 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// A DPoP-bound session (RFC 9449) whose refresh token is sealed (``PresenceOptions/refreshTokenProtection``)
 /// but whose DPoP key signs without the user: requests never ask, a refresh asks once.

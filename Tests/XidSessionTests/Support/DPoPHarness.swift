@@ -3,7 +3,9 @@ import Testing
 import Xid
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// A ``SessionHarness`` whose configuration turns DPoP on, with a way to reach the session's key
 /// and nonce cache in its storage.

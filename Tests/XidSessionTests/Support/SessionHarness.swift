@@ -3,7 +3,9 @@ import Testing
 import Xid
 import XidTesting
 
-@testable import XidCore
+@testable import XidDevice
+@testable import XidProtocol
+@testable import XidSession
 
 /// Records every log message, so tests can prove that no secret reaches a log line.
 final class RecordingLogger: XidLogger, @unchecked Sendable {

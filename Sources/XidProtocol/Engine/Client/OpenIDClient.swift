@@ -137,7 +137,7 @@ public actor OpenIDClient {
 
   /// Whether ``makeAuthorizationRequest(_:dpopKey:)`` pushes the request for `options` (and so signs a
   /// DPoP proof).
-  func willPush(_ options: SignInOptions) async throws -> Bool {
+  package func willPush(_ options: SignInOptions) async throws -> Bool {
     try AuthorizationRequest.shouldPush(
       metadata: await metadata(), requested: options.usePushedAuthorization ?? configuration.prefersPushedAuthorization)
   }

@@ -34,3 +34,15 @@ extension TokenRecord {
   /// The refresh token as stored, sealed or not: what tells one grant from the next.
   var storedRefreshCredential: String? { refreshToken ?? sealedRefreshToken }
 }
+
+extension PresenceCoordinator {
+  /// The refresh token to revoke at sign-out: the stored one, or the sealed one when a reused
+  /// confirmation can open it without asking. A sealed token that cannot be opened is not revoked;
+  /// deleting its key makes it unusable anyway.
+  func revocableRefreshToken(of record: TokenRecord?) async -> String? {
+    guard let record else { return nil }
+    if let refreshToken = record.refreshToken { return refreshToken }
+    guard let sealed = record.sealedRefreshToken, let vault else { return nil }
+    return await vault.openWithoutAsking(sealed)
+  }
+}

@@ -441,22 +441,3 @@ private struct UnavailableTransport: HTTPTransport {
     )
   }
 }
-
-extension HTTPRequest {
-  func authorized(with token: String) -> HTTPRequest {
-    var request = self
-    request.headers["Authorization"] = "Bearer " + token
-    return request
-  }
-}
-
-extension HTTPResponse {
-  /// Whether a 401 asks for a new token: its `WWW-Authenticate` says `invalid_token`, or cannot be
-  /// read (RFC 6750 §3). An `insufficient_scope` or another scheme's challenge does not.
-  var invalidTokenChallenge: Bool {
-    guard let challenge = headers["WWW-Authenticate"] else { return true }
-    guard challenge.lowercased().hasPrefix("bearer") else { return false }
-    guard let error = ProtocolHTTP.challengeParameter("error", in: challenge) else { return true }
-    return error == "invalid_token"
-  }
-}

@@ -30,16 +30,11 @@ public final class DPoPNonceCache: Sendable {
   }
 
   /// A cache kept in `storage` under `key`, read on first use.
-  init(storage: any TokenStorageAdapter, key: String, logger: any XidLogger) {
+  package init(storage: any TokenStorageAdapter, key: String, logger: any XidLogger) {
     self.storage = storage
     self.storageKey = key
     self.logger = logger
     state = LockedValue(State(loaded: false, nonces: [:]))
-  }
-
-  /// The storage key of an account's nonce cache, next to its token record's.
-  static func storageKey(accountKey: String) -> String {
-    "xid.dpop-nonces." + TokenRecord.accountPart(ofStorageKey: accountKey)
   }
 
   /// The origin of `url`: lower-case scheme and host, and the port (the scheme's default when none).

@@ -15,7 +15,7 @@ import Foundation
 ///
 /// A sealed token is the text `1.<key id>.<sealed bytes>`, the key id being the first 8 bytes of the
 /// SHA-256 of the public key, all base64url.
-actor RefreshTokenVault {
+package actor RefreshTokenVault {
   private let keyStore: any PresenceKeyStore
   private let requirement: PresenceRequirement
   /// The confirmations of the user's presence, shared with the DPoP key of the stricter mode.
@@ -34,14 +34,14 @@ actor RefreshTokenVault {
   }
 
   /// A sealed refresh token, and whether sealing it made the key.
-  struct Sealed {
+  package struct Sealed {
     /// The sealed form, kept in the record in place of the refresh token.
-    var text: String
+    package var text: String
     /// Whether a new key was made: the record then takes ``biometryState``.
-    var madeKey: Bool
+    package var madeKey: Bool
     /// A hash of the enrolled biometry's state when the key was made, for a
     /// ``PresenceRequirement/biometryCurrentSet`` key on a store that can tell.
-    var biometryState: String?
+    package var biometryState: String?
   }
 
   /// Returns when the device can verify the user by the requirement, so that a key made with it can
@@ -51,7 +51,7 @@ actor RefreshTokenVault {
   /// - Throws: the key store's reason (``XidError/Code/biometryNotEnrolled``,
   ///   ``XidError/Code/passcodeNotSet``, …), saying that the refresh token (and the DPoP key) cannot
   ///   be protected.
-  func checkCanSeal(includingDPoPKey: Bool = false) async throws {
+  package func checkCanSeal(includingDPoPKey: Bool = false) async throws {
     do {
       try await keyStore.checkCanAuthorize(requirement: requirement)
     } catch let error as XidError {
@@ -65,7 +65,7 @@ actor RefreshTokenVault {
 
   /// Seals `refreshToken` with the account's key; `newKey` makes a fresh key first (at sign-in), so
   /// that a key invalidated since the last session, or made with another requirement, is not reused.
-  func seal(_ refreshToken: String, newKey: Bool) throws -> Sealed {
+  package func seal(_ refreshToken: String, newKey: Bool) throws -> Sealed {
     var publicKey = newKey ? nil : try keyStore.publicKey(tag: tag)
     let madeKey = publicKey == nil
     if madeKey {
@@ -85,7 +85,7 @@ actor RefreshTokenVault {
   /// key refuses the user (as the keychain's `errSecAuthFailed`, CryptoTokenKit's errors, or no
   /// biometry enrolled any more) and the biometry has changed since, the key was invalidated
   /// (``XidError/Code/presenceKeyInvalidated``), not the user unrecognised.
-  func open(_ sealed: String, biometryState: String? = nil) async throws -> String {
+  package func open(_ sealed: String, biometryState: String? = nil) async throws -> String {
     do {
       return try await openAsking(sealed)
     } catch let error as XidError where biometryState != nil && Self.mayMeanChangedBiometry(error.code) {
@@ -154,7 +154,7 @@ actor RefreshTokenVault {
 
   /// Opens a sealed refresh token only if the call or a reused confirmation allows it without a
   /// prompt; `nil` otherwise.
-  func openWithoutAsking(_ sealed: String) async -> String? {
+  package func openWithoutAsking(_ sealed: String) async -> String? {
     guard let context = await confirmations.contextWithoutAsking(),
       let (keyID, ciphertext) = try? Self.parse(sealed),
       let publicKey = try? keyStore.publicKey(tag: tag), Self.keyID(publicKey) == keyID,

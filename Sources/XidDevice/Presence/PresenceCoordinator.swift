@@ -4,21 +4,21 @@ import Foundation
 /// the confirmations of presence that the vault and the stricter mode's DPoP key share, and where
 /// the app is. The engine asks it before handing anything out or signing a proof, and tells it about
 /// sign-ins and sign-outs.
-final class PresenceCoordinator: Sendable {
+package final class PresenceCoordinator: Sendable {
   /// The session lock, when one is configured.
-  let lock: SessionLock?
+  package let lock: SessionLock?
   /// The vault of the refresh token, when its protection is configured.
-  let vault: RefreshTokenVault?
+  package let vault: RefreshTokenVault?
   /// The confirmations of presence for this account's keys, with the vault.
   let confirmations: PresenceConfirmations?
   /// The store of keys that need the user, with the vault.
-  let keyStore: (any PresenceKeyStore)?
+  package let keyStore: (any PresenceKeyStore)?
   /// The requirement of new DPoP keys in the stricter mode (``PresenceOptions/protectsDPoPKey``).
-  let dpopKeyProtection: PresenceRequirement?
+  package let dpopKeyProtection: PresenceRequirement?
   private let phase = LockedValue(XidScenePhase.active)
 
   /// - Throws: ``XidError/Code/invalidConfiguration`` when an option lacks what it needs.
-  init(options: PresenceOptions, accountKey: String, clock: any XidClock) throws {
+  package init(options: PresenceOptions, accountKey: String, clock: any XidClock) throws {
     try options.validate()
     if options.sessionLock != nil {
       guard let authorizer = options.authorizer else {
@@ -65,7 +65,7 @@ final class PresenceCoordinator: Sendable {
   ///   ``XidError/Code/userPresenceRequired`` in the background or in a process that cannot ask,
   ///   ``XidError/Code/presenceKeyInvalidated`` when the key no longer accepts the user, and how the
   ///   prompt ended.
-  func prepareToSign(with key: (any DPoPKey)?) async throws {
+  package func prepareToSign(with key: (any DPoPKey)?) async throws {
     guard let key else { return }
     guard let protected = key as? PresenceDPoPKey else {
       guard dpopKeyProtection == nil else {
@@ -122,39 +122,29 @@ final class PresenceCoordinator: Sendable {
   }
 
   /// Whether tokens may be handed out: no lock, or an open one. Cheap enough for the fast path.
-  var lockIsOpen: Bool { lock?.isOpen ?? true }
+  package var lockIsOpen: Bool { lock?.isOpen ?? true }
 
   /// Where the app is.
   var scenePhase: XidScenePhase { phase.get() }
 
   /// Records where the app is; in the background the lock may close and a reused confirmation of
   /// presence ends (it is reused only while the app stays in the foreground).
-  func setScenePhaseAndForget(_ next: XidScenePhase) {
+  package func setScenePhaseAndForget(_ next: XidScenePhase) {
     phase.set(next)
     lock?.setScenePhase(next)
     if next == .background, let confirmations { Task { await confirmations.forget() } }
   }
 
-  /// The refresh token to revoke at sign-out: the stored one, or the sealed one when a reused
-  /// confirmation can open it without asking. A sealed token that cannot be opened is not revoked;
-  /// deleting its key makes it unusable anyway.
-  func revocableRefreshToken(of record: TokenRecord?) async -> String? {
-    guard let record else { return nil }
-    if let refreshToken = record.refreshToken { return refreshToken }
-    guard let sealed = record.sealedRefreshToken, let vault else { return nil }
-    return await vault.openWithoutAsking(sealed)
-  }
-
-  func lockNow() async {
+  package func lockNow() async {
     await lock?.lock()
     await confirmations?.forget()
   }
 
   /// The user signed in, in this process: they are present.
-  func didSignIn() { lock?.openAfterSignIn() }
+  package func didSignIn() { lock?.openAfterSignIn() }
 
   /// The user signed out: close the lock and delete the key of the sealed refresh token.
-  func didSignOut(logger: any XidLogger) async {
+  package func didSignOut(logger: any XidLogger) async {
     await lockNow()
     do {
       try await vault?.destroyKey()

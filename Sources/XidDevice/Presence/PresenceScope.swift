@@ -2,7 +2,7 @@
 /// confirmation of presence it gets first is used for everything else it does, so that the user sees
 /// at most one prompt per call. It lives in a task-local value, so that it reaches every key the call
 /// uses (the sealed refresh token, the DPoP key of the stricter mode) without being passed along.
-final class PresenceScope: Sendable {
+package final class PresenceScope: Sendable {
   /// The call under way in this task, if any.
   static var current: PresenceScope? { local.get() }
   // A TaskLocal instance rather than the `@TaskLocal` wrapper, whose form differs between the Swift 6
@@ -25,7 +25,7 @@ final class PresenceScope: Sendable {
 
   /// Runs `body` as one call: in the call under way, or in a new one whose context is invalidated at
   /// its end.
-  static func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+  package static func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
     if current != nil { return try await body() }
     let scope = PresenceScope()
     defer { scope.end() }

@@ -3,7 +3,7 @@ import Foundation
 /// A session's DPoP keys in its ``TokenStorageAdapter``: one entry per key, named by the key's RFC 7638
 /// thumbprint, so that the key a token record names is found by name and a new sign-in never replaces
 /// the key a refresh is using. Keys are restored once per process and then kept in memory.
-final class DPoPKeyStore: Sendable {
+package final class DPoPKeyStore: Sendable {
   /// The storage keys of DPoP keys start with this, followed by the thumbprint.
   static let keyPrefix = "xid.dpop-key."
   /// The format of the stored entries this version writes and reads.
@@ -24,7 +24,7 @@ final class DPoPKeyStore: Sendable {
   ///   - presenceKeys: the store of keys that need the user (``PresenceOptions/keyStore``).
   ///   - protection: in the stricter mode, the requirement new keys are made with, by `presenceKeys`
   ///     instead of a factory.
-  init(
+  package init(
     storage: any TokenStorageAdapter, factory: (any DPoPKeyFactory)?, logger: any XidLogger,
     presenceKeys: (any PresenceKeyStore)? = nil, protection: PresenceRequirement? = nil
   ) {
@@ -53,7 +53,7 @@ final class DPoPKeyStore: Sendable {
   /// store, and stores it.
   ///
   /// - Throws: the factory's and the storage's ``XidError``s.
-  func makeKey() throws -> PreparedDPoPKey {
+  package func makeKey() throws -> PreparedDPoPKey {
     let key: any DPoPKey
     var entry: [String: JSONValue]
     if let protection, let presenceKeys {
@@ -91,7 +91,7 @@ final class DPoPKeyStore: Sendable {
   /// - Throws: ``XidError/Code/dpopKeyUnavailable`` when it is missing, unreadable, of a kind no
   ///   factory restores, or another key; ``XidError/Code/storageLocked`` and other storage errors as
   ///   the storage reports them (the session is kept).
-  func key(thumbprint: String) throws -> PreparedDPoPKey {
+  package func key(thumbprint: String) throws -> PreparedDPoPKey {
     if let key = loaded.get()[thumbprint] { return key }
     guard let entry = try storedEntry(thumbprint: thumbprint) else {
       throw XidError(
@@ -124,7 +124,7 @@ final class DPoPKeyStore: Sendable {
 
   /// What the session says about its key: the thumbprint, and whether the stored key is
   /// hardware-backed (`false` when it cannot be read).
-  func binding(thumbprint: String) -> DPoPBinding {
+  package func binding(thumbprint: String) -> DPoPBinding {
     if let key = loaded.get()[thumbprint] {
       return DPoPBinding(keyThumbprint: thumbprint, isHardwareBacked: key.key.isHardwareBacked)
     }
@@ -133,7 +133,7 @@ final class DPoPKeyStore: Sendable {
   }
 
   /// Deletes the key with `thumbprint` from storage and memory; a failure is logged, not thrown.
-  func delete(thumbprint: String) {
+  package func delete(thumbprint: String) {
     loaded.update { $0[thumbprint] = nil }
     do {
       try storage.delete(key: Self.storageKey(thumbprint: thumbprint))
@@ -192,58 +192,4 @@ final class DPoPKeyStore: Sendable {
       kind: kind, storedForm: storedForm, isHardwareBacked: members["hardware"]?.boolValue ?? false,
       publicKey: members["public"]?.stringValue)
   }
-}
-
-/// A DPoP key with the encoded header of its proofs, which is the same for every proof.
-struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflectable {
-  let key: any DPoPKey
-  let encodedHeader: String
-  /// The `ath` of the last access token this key made a proof for: a session sends the same token
-  /// until it is refreshed. It goes with the key (at sign-out, when the key is forgotten).
-  private let lastTokenHash = LockedValue<(token: String, hash: String)?>(nil)
-
-  init(_ key: any DPoPKey) {
-    self.key = key
-    self.encodedHeader = DPoPProof.encodedHeader(for: key.publicJWK)
-  }
-
-  /// The `ath` of `accessToken`, computed once per token.
-  func accessTokenHash(_ accessToken: String) -> String {
-    if let last = lastTokenHash.get(), last.token == accessToken { return last.hash }
-    let hash = DPoPProof.accessTokenHash(accessToken)
-    lastTokenHash.set((accessToken, hash))
-    return hash
-  }
-
-  var thumbprint: String { key.thumbprint }
-
-  /// The key's description; never its material.
-  var description: String { key.description }
-
-  /// The thumbprint only, so that `dump` shows no key material.
-  var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint]) }
-
-  /// A proof for one request sent at `now`, dated ``DPoPProof/issuedAtMargin`` earlier; see
-  /// ``DPoPProof``.
-  func proof(method: String, url: URL, accessToken: String?, nonce: String?, now: Date) throws -> String {
-    try DPoPProof.make(
-      encodedHeader: encodedHeader, sign: key.sign, method: method, url: url,
-      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce,
-      issuedAt: now.addingTimeInterval(-DPoPProof.issuedAtMargin))
-  }
-}
-
-/// What signs the proofs of one session's requests: its key, the nonces servers gave, and the clock.
-struct DPoPSigner: Sendable, CustomReflectable {
-  let key: PreparedDPoPKey
-  let nonces: DPoPNonceCache
-  let clock: any XidClock
-
-  /// A proof for a request to `url`, with the origin's latest nonce.
-  func proof(method: String, url: URL, accessToken: String? = nil) throws -> String {
-    try key.proof(method: method, url: url, accessToken: accessToken, nonce: nonces.nonce(for: url), now: clock.now)
-  }
-
-  /// The key's thumbprint only.
-  var customMirror: Mirror { Mirror(self, children: ["key": key.thumbprint]) }
 }

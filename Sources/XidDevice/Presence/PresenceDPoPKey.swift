@@ -4,13 +4,13 @@
 /// tokens under the kind `"presence"`, and signs only inside a call (``PresenceScope``) that holds an
 /// evaluated context: the engine gets one with `PresenceCoordinator.prepareToSign(with:)` before any
 /// proof is made.
-struct PresenceDPoPKey: DPoPKey, CustomReflectable {
+package struct PresenceDPoPKey: DPoPKey, CustomReflectable {
   /// The kind stored with these keys.
   static let kind = "presence"
 
-  let publicJWK: JWK
-  let thumbprint: String
-  let isHardwareBacked: Bool
+  package let publicJWK: JWK
+  package let thumbprint: String
+  package let isHardwareBacked: Bool
   /// What the key store returned to find the key again; never shown.
   let storedForm: String
   /// The store that signs with it; `nil` in a process that configures none (an extension).
@@ -38,7 +38,7 @@ struct PresenceDPoPKey: DPoPKey, CustomReflectable {
   ///
   /// - Throws: ``XidError/Code/userPresenceRequired`` outside a call that confirmed the user, and the
   ///   key store's errors.
-  func sign(_ message: [UInt8]) throws -> [UInt8] {
+  package func sign(_ message: [UInt8]) throws -> [UInt8] {
     guard let keyStore, let context = PresenceScope.current?.context else {
       throw XidError(
         .userPresenceRequired,
@@ -49,5 +49,5 @@ struct PresenceDPoPKey: DPoPKey, CustomReflectable {
   }
 
   /// The thumbprint only: `dump` shows nothing of the stored form.
-  var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint, "isHardwareBacked": isHardwareBacked]) }
+  package var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint, "isHardwareBacked": isHardwareBacked]) }
 }

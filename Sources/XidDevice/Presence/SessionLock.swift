@@ -7,7 +7,7 @@ import Foundation
 /// Its state is read synchronously on every token request (a lock around a few fields), so the
 /// `getAccessToken()` fast path stays fast. The relock after a time in the background is applied when
 /// the state is next read or the app comes back, with the configuration's clock: no timer runs.
-final class SessionLock: Sendable {
+package final class SessionLock: Sendable {
   private struct State {
     var lock: SessionLockState = .locked
     /// Bumped by every ``lock()``: an unlock that started before it does not open the lock.
@@ -35,16 +35,16 @@ final class SessionLock: Sendable {
   }
 
   /// The current state, after applying a relock that fell due in the background.
-  var current: SessionLockState { state.update { relockIfDue(&$0) } }
+  package var current: SessionLockState { state.update { relockIfDue(&$0) } }
 
   /// Whether tokens may be handed out now.
-  var isOpen: Bool { current == .unlocked }
+  package var isOpen: Bool { current == .unlocked }
 
   /// Where the app is; `.background` while it is not visible.
   var scenePhase: XidScenePhase { state.get().scenePhase }
 
   /// Throws ``XidError/Code/sessionLocked`` unless the lock is open.
-  func requireOpen(for operation: String) throws {
+  package func requireOpen(for operation: String) throws {
     guard isOpen else {
       throw XidError(
         .sessionLocked,
@@ -55,7 +55,7 @@ final class SessionLock: Sendable {
 
   /// Opens the lock once the device can authorize and the user is verified; concurrent callers share
   /// one prompt. Returns at once when the lock is open.
-  func unlock(localizedReason: String) async throws {
+  package func unlock(localizedReason: String) async throws {
     let task = state.update { state -> Task<Void, any Error>? in
       if relockIfDue(&state) == .unlocked { return nil }
       if let unlocking = state.unlocking { return unlocking }
@@ -121,7 +121,7 @@ final class SessionLock: Sendable {
   }
 
   /// The state now and at every change, until the engine goes away.
-  func states() -> AsyncStream<SessionLockState> {
+  package func states() -> AsyncStream<SessionLockState> {
     AsyncStream(bufferingPolicy: .unbounded) { continuation in
       let id = state.update { state -> Int in
         let current = relockIfDue(&state)

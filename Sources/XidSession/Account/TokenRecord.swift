@@ -197,3 +197,10 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     "TokenRecord(version: \(version), issuer: \(issuer), client: \(clientId), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"), refreshToken: \(refreshToken != nil ? "yes" : sealedRefreshToken != nil ? "sealed" : "no"), dpop: \(dpopKeyThumbprint ?? "no"))"
   }
 }
+
+extension DPoPNonceCache {
+  /// The storage key of an account's nonce cache, next to its token record's.
+  static func storageKey(accountKey: String) -> String {
+    "xid.dpop-nonces." + TokenRecord.accountPart(ofStorageKey: accountKey)
+  }
+}

@@ -1,0 +1,2 @@
+// The JOSE layer is part of the protocol's API (tokens, keys, XidError).
+@_exported import XidJOSE

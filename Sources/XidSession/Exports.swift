@@ -1,0 +1,3 @@
+// The layers below are part of the session's API (the configuration, presence, DPoP keys, XidError).
+@_exported import XidDevice
+@_exported import XidProtocol
