@@ -5,12 +5,12 @@ import Xid
 ///
 /// The executable is one line: `exit(await XidCommandLine.main())`. Everything else lives here so
 /// that it can be tested.
-public enum XidCommandLine {
+package enum XidCommandLine {
   /// Runs `xid` with `arguments` (by default the process's, the program's name first), and the
   /// process's environment and terminal.
   ///
   /// - Returns: the exit code (see ``ExitCode``).
-  public static func main(arguments: [String]? = nil) async -> Int32 {
+  package static func main(arguments: [String]? = nil) async -> Int32 {
     let context = CLIContext.live()
     Interrupt.clearLineOnInterrupt(stderrIsTerminal: context.console.stderrIsTerminal)
     let arguments = arguments ?? ProcessInfo.processInfo.arguments

@@ -26,23 +26,47 @@ public func builtExecutable(named name: String) -> URL {
     public var standardError: String
   }
 
+  /// The two files a process's output goes to: they stay where they are, so that a test can read
+  /// what a running process has written so far.
+  public struct ProcessOutputFiles: Sendable {
+    /// The file that receives standard output.
+    public var standardOutput: URL
+    /// The file that receives standard error.
+    public var standardError: URL
+
+    /// `name.out` and `name.err` in `directory`.
+    public init(in directory: URL, named name: String) {
+      standardOutput = directory.appendingPathComponent("\(name).out")
+      standardError = directory.appendingPathComponent("\(name).err")
+    }
+  }
+
   /// Runs `executable` with `arguments` and no standard input, and waits for it to exit without
-  /// blocking a thread. Its output goes through temporary files, so a large output cannot stall it.
+  /// blocking a thread. Its output goes through files, so a large output cannot stall it.
   ///
-  /// - Parameter environment: the process's whole environment; `nil` (the default) passes on this
-  ///   process's.
+  /// - Parameters:
+  ///   - environment: the process's whole environment; `nil` (the default) passes on this
+  ///     process's.
+  ///   - currentDirectory: the process's working directory; `nil` (the default) keeps this
+  ///     process's.
+  ///   - output: the files its output goes to, emptied first and left in place; `nil` (the
+  ///     default): temporary files, removed once it has exited.
   public func runProcess(
-    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil
+    _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+    currentDirectory: URL? = nil, output: ProcessOutputFiles? = nil
   ) async throws -> ProcessRun {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xid-run-\(UUID())")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let outURL = directory.appendingPathComponent("out")
-    let errURL = directory.appendingPathComponent("err")
-    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let out = try FileHandle(forWritingTo: outURL)
-    let err = try FileHandle(forWritingTo: errURL)
+    guard let output else {
+      let directory = FileManager.default.temporaryDirectory.appendingPathComponent("xid-run-\(UUID())")
+      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: directory) }
+      return try await runProcess(
+        executable, arguments, environment: environment, currentDirectory: currentDirectory,
+        output: ProcessOutputFiles(in: directory, named: "run"))
+    }
+    _ = FileManager.default.createFile(atPath: output.standardOutput.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: output.standardError.path, contents: nil)
+    let out = try FileHandle(forWritingTo: output.standardOutput)
+    let err = try FileHandle(forWritingTo: output.standardError)
     defer {
       try? out.close()
       try? err.close()
@@ -51,6 +75,7 @@ public func builtExecutable(named name: String) -> URL {
     process.executableURL = executable
     process.arguments = arguments
     if let environment { process.environment = environment }
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = out
     process.standardError = err
@@ -69,6 +94,7 @@ public func builtExecutable(named name: String) -> URL {
       }
     }
     return ProcessRun(
-      status: status, standardOutput: try textFile(at: outURL), standardError: try textFile(at: errURL))
+      status: status, standardOutput: try textFile(at: output.standardOutput),
+      standardError: try textFile(at: output.standardError))
   }
 #endif

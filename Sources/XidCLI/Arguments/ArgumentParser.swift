@@ -8,11 +8,11 @@ import Foundation
 /// - An option given twice is an error unless it is repeatable (`-H`).
 ///
 /// Every mistake is a ``UsageError`` saying what is wrong and which `--help` to read.
-public enum ArgumentParser {
+package enum ArgumentParser {
   /// Parses the arguments after the program's name.
   ///
   /// - Throws: ``UsageError``.
-  public static func parse(_ arguments: [String]) throws -> Invocation {
+  package static func parse(_ arguments: [String]) throws -> Invocation {
     let raw = try scan(arguments)
     let profile = raw.global["profile"]?.last
     if let profile { try validateProfileName(profile, command: raw.command?.name) }

@@ -1,7 +1,7 @@
 /// The commands of `xid` and the global options, as help shows them.
-public enum CommandCatalog {
+package enum CommandCatalog {
   /// Options every command accepts, before or after the command's name.
-  public static let globalOptions: [OptionSpec] = [
+  package static let globalOptions: [OptionSpec] = [
     OptionSpec(
       "profile", value: "NAME", "The profile to use (or $XID_PROFILE; \"default\"): one provider, client and account"),
     OptionSpec("verbose", short: "v", "Show Xid's log messages on standard error (they never contain a token)"),
@@ -9,10 +9,10 @@ public enum CommandCatalog {
   ]
 
   /// Every command, in the order help lists them.
-  public static let commands: [CommandSpec] = [demo, login, status, token, whoami, request, logout]
+  package static let commands: [CommandSpec] = [demo, login, status, token, whoami, request, logout]
 
   /// The command named `name`.
-  public static func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
+  package static func command(named name: String) -> CommandSpec? { commands.first { $0.name == name } }
 
   static let demo = CommandSpec(
     name: "demo", summary: "Walk through a whole session with a test provider on this machine",

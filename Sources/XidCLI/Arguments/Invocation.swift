@@ -1,16 +1,16 @@
 import Foundation
 
 /// A parsed command line: the command with its options, and the global options.
-public struct Invocation: Sendable, Equatable {
+package struct Invocation: Sendable, Equatable {
   /// What to do.
-  public var command: Command
+  package var command: Command
   /// `--profile NAME`, when given.
-  public var profile: String?
+  package var profile: String?
   /// `--verbose`: show Xid's log messages.
-  public var verbose: Bool
+  package var verbose: Bool
 
   /// Creates an invocation.
-  public init(_ command: Command, profile: String? = nil, verbose: Bool = false) {
+  package init(_ command: Command, profile: String? = nil, verbose: Bool = false) {
     self.command = command
     self.profile = profile
     self.verbose = verbose
@@ -18,7 +18,7 @@ public struct Invocation: Sendable, Equatable {
 }
 
 /// A command of `xid` with its options.
-public enum Command: Sendable, Equatable {
+package enum Command: Sendable, Equatable {
   /// `xid --help`, `xid help [COMMAND]` or `xid COMMAND --help`: help for one command, or all.
   case help(command: String?)
   /// `xid demo [--serve]`.
@@ -38,26 +38,26 @@ public enum Command: Sendable, Equatable {
 }
 
 /// The options of `xid login`; `nil` means not given (the environment or the profile decides).
-public struct LoginOptions: Sendable, Equatable {
+package struct LoginOptions: Sendable, Equatable {
   /// `--issuer`.
-  public var issuer: URL?
+  package var issuer: URL?
   /// `--client-id`.
-  public var clientId: String?
+  package var clientId: String?
   /// `--scope`, split on spaces and commas.
-  public var scopes: [String]?
+  package var scopes: [String]?
   /// `--redirect-port`; 0 picks a free port.
-  public var redirectPort: UInt16?
+  package var redirectPort: UInt16?
   /// `--device`: the device authorization grant.
-  public var device: Bool
+  package var device: Bool
   /// `--browser CMD`.
-  public var browser: String?
+  package var browser: String?
   /// `--timeout`, in seconds.
-  public var timeout: Int?
+  package var timeout: Int?
   /// `--dpop`: bind the tokens to a key of this machine (DPoP, RFC 9449); saved in the profile.
-  public var dpop: Bool
+  package var dpop: Bool
 
   /// Creates login options; every one is optional.
-  public init(
+  package init(
     issuer: URL? = nil, clientId: String? = nil, scopes: [String]? = nil, redirectPort: UInt16? = nil,
     device: Bool = false, browser: String? = nil, timeout: Int? = nil, dpop: Bool = false
   ) {
@@ -73,48 +73,48 @@ public struct LoginOptions: Sendable, Equatable {
 }
 
 /// The request of `xid token --dpop-proof METHOD URL`: the proof printed after the token is for it.
-public struct DPoPProofTarget: Sendable, Equatable {
+package struct DPoPProofTarget: Sendable, Equatable {
   /// The request's method, in upper case.
-  public var method: String
+  package var method: String
   /// The request's URL, exactly as it will be sent.
-  public var url: URL
+  package var url: URL
 
   /// Creates a target.
-  public init(method: String, url: URL) {
+  package init(method: String, url: URL) {
     self.method = method
     self.url = url
   }
 }
 
 /// The options of `xid request`.
-public struct RequestOptions: Sendable, Equatable {
+package struct RequestOptions: Sendable, Equatable {
   /// The URL to send to.
-  public var url: URL
+  package var url: URL
   /// `-X`; `nil` means GET, or POST with a body.
-  public var method: String?
+  package var method: String?
   /// `-H` headers, in order.
-  public var headers: [Header]
+  package var headers: [Header]
   /// `-d`, as given (`@FILE` and `@-` are read when the command runs).
-  public var data: String?
+  package var data: String?
   /// `-i`: print the status line and headers.
-  public var include: Bool
+  package var include: Bool
 
   /// One `-H 'Name: value'`.
-  public struct Header: Sendable, Equatable {
+  package struct Header: Sendable, Equatable {
     /// The field name.
-    public var name: String
+    package var name: String
     /// The field value, without surrounding spaces.
-    public var value: String
+    package var value: String
 
     /// Creates a header.
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
       self.name = name
       self.value = value
     }
   }
 
   /// Creates request options.
-  public init(url: URL, method: String? = nil, headers: [Header] = [], data: String? = nil, include: Bool = false) {
+  package init(url: URL, method: String? = nil, headers: [Header] = [], data: String? = nil, include: Bool = false) {
     self.url = url
     self.method = method
     self.headers = headers
@@ -123,24 +123,24 @@ public struct RequestOptions: Sendable, Equatable {
   }
 
   /// The method to use: `-X`, else POST with a body and GET without.
-  public var effectiveMethod: String { method ?? (data == nil ? "GET" : "POST") }
+  package var effectiveMethod: String { method ?? (data == nil ? "GET" : "POST") }
 }
 
 /// A command line that cannot be run as given. The tool prints ``message`` and exits with 2.
-public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
   /// What is wrong, in one sentence.
-  public let message: String
+  package let message: String
   /// The command it is about, for the hint `xid COMMAND --help`.
-  public let command: String?
+  package let command: String?
 
   /// Creates a usage error.
-  public init(_ message: String, command: String? = nil) {
+  package init(_ message: String, command: String? = nil) {
     self.message = message
     self.command = command
   }
 
   /// The message and where to find help.
-  public var description: String {
+  package var description: String {
     "xid: \(message)\nRun 'xid \(command.map { $0 + " " } ?? "")--help' for usage."
   }
 }

@@ -1,18 +1,18 @@
 /// One option a command accepts: `--name`, perhaps a one-letter `-n`, and perhaps a value.
-public struct OptionSpec: Sendable, Hashable {
+package struct OptionSpec: Sendable, Hashable {
   /// The long name, without the leading `--`.
-  public let name: String
+  package let name: String
   /// The one-letter form, used as `-X VALUE` or `-XVALUE`.
-  public let short: Character?
+  package let short: Character?
   /// What the value is called in help (`URL`, `NAME`), or `nil` for a flag that takes none.
-  public let valueName: String?
+  package let valueName: String?
   /// Whether the option may be given several times (`-H` for several headers).
-  public let repeatable: Bool
+  package let repeatable: Bool
   /// One line of help.
-  public let summary: String
+  package let summary: String
 
   /// Describes an option.
-  public init(
+  package init(
     _ name: String, short: Character? = nil, value: String? = nil, repeatable: Bool = false, _ summary: String
   ) {
     self.name = name
@@ -30,21 +30,22 @@ public struct OptionSpec: Sendable, Hashable {
 }
 
 /// A command of the tool: its name, what it takes, and its help.
-public struct CommandSpec: Sendable {
+package struct CommandSpec: Sendable {
   /// The command's name, as typed after `xid`.
-  public let name: String
+  package let name: String
   /// One line for the list of commands.
-  public let summary: String
+  package let summary: String
   /// The positional arguments, by their help names (`URL`); all required.
-  public let positionals: [String]
+  package let positionals: [String]
   /// The options besides the global ones.
-  public let options: [OptionSpec]
+  package let options: [OptionSpec]
   /// Paragraphs of help after the options.
-  public let discussion: String
+  package let discussion: String
 
   /// Describes a command.
-  public init(name: String, summary: String, positionals: [String] = [], options: [OptionSpec] = [], discussion: String)
-  {
+  package init(
+    name: String, summary: String, positionals: [String] = [], options: [OptionSpec] = [], discussion: String
+  ) {
     self.name = name
     self.summary = summary
     self.positionals = positionals

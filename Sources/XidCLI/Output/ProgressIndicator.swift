@@ -1,5 +1,5 @@
 import Foundation
-import XidCore
+import Xid
 
 /// Shows that the tool is waiting (for the browser, or for a device code to be approved): a spinner
 /// with a countdown on a terminal, redrawn in place on standard error; otherwise a plain line when

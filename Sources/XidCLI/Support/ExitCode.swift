@@ -1,7 +1,7 @@
 import Xid
 
 /// The exit codes of `xid`, documented in its help.
-public enum ExitCode: Int32, Sendable, Equatable {
+package enum ExitCode: Int32, Sendable, Equatable {
   /// Success.
   case success = 0
   /// A failure not covered below.
@@ -14,7 +14,7 @@ public enum ExitCode: Int32, Sendable, Equatable {
   case network = 4
 
   /// The exit code for an error Xid threw.
-  public init(for error: XidError) {
+  package init(for error: XidError) {
     switch error.code {
     case .signInRequired, .sessionExpired: self = .signInRequired
     case .networkFailure: self = .network

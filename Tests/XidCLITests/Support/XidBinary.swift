@@ -69,53 +69,25 @@ struct XidBinary: Sendable {
     "ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS", "SWIFT_BACKTRACE",
   ]
 
-  /// Runs `xid` with `arguments` and `extraEnvironment`, and waits for it to exit; its output goes to
-  /// files named after `label`.
+  /// Runs `xid` with `arguments` and `extraEnvironment` in the private folder, and waits for it to
+  /// exit; its output goes to files named after `label`.
   func run(
     _ arguments: [String], environment extraEnvironment: [String: String] = [:],
     label: String = String(UUID().uuidString.prefix(8))
   ) async throws -> Run {
-    let id = label
-    let outURL = home.appendingPathComponent("run-\(id).out")
-    let errURL = home.appendingPathComponent("run-\(id).err")
-    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-    let out = try FileHandle(forWritingTo: outURL)
-    let err = try FileHandle(forWritingTo: errURL)
-    defer {
-      try? out.close()
-      try? err.close()
-    }
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    process.environment = environment.merging(extraEnvironment) { $1 }
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = out
-    process.standardError = err
-    process.currentDirectoryURL = home
-    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-      // waitUntilExit() (at once: the process has exited) lets go of the Process, which
-      // swift-corelibs-foundation otherwise keeps alive through its run loop source forever.
-      process.terminationHandler = {
-        $0.waitUntilExit()
-        continuation.resume(returning: $0.terminationStatus)
-      }
-      do {
-        try process.run()
-      } catch {
-        process.terminationHandler = nil
-        continuation.resume(throwing: error)
-      }
-    }
-    return Run(
-      arguments: arguments, exitCode: status, stdout: try textFile(at: outURL), stderr: try textFile(at: errURL))
+    let run = try await runProcess(
+      executable, arguments, environment: environment.merging(extraEnvironment) { $1 }, currentDirectory: home,
+      output: outputFiles(label: label))
+    return Run(arguments: arguments, exitCode: run.status, stdout: run.standardOutput, stderr: run.standardError)
   }
+
+  /// The files the run labelled `label` writes its output to, in the private folder.
+  func outputFiles(label: String) -> ProcessOutputFiles { ProcessOutputFiles(in: home, named: "run-\(label)") }
 
   /// What the run labelled `label` has written to standard error so far, for tests that read what a
   /// running `xid` shows (a device code).
   func standardErrorSoFar(label: String) -> String {
-    (try? textFile(at: home.appendingPathComponent("run-\(label).err"))) ?? ""
+    (try? textFile(at: outputFiles(label: label).standardError)) ?? ""
   }
 
   /// Every token in the state directory's token records.
