@@ -9,7 +9,7 @@
 # - DIR (default .build/docs-site) is replaced by the site; a non-empty DIR that is not an earlier site is
 #   refused rather than deleted.
 # - The `Xid` archive documents what `import Xid` gives: the symbol graph of the Xid module is extracted
-#   with the modules it re-exports (XidCore, XidJOSE, XidURLSession, XidLoopback, XidApple), so articles
+#   with the modules it re-exports (XidCore and its layers XidProtocol, XidDevice and XidSession, XidJOSE, XidURLSession, XidLoopback, XidApple), so articles
 #   link to ``XidConfiguration`` as users spell it. XidTesting and XidAppIntents are built against the
 #   Xid archive (DocC's external link support) and link to it with absolute links: ``/Xid/XidError``.
 # - Where the iOS SDK of ../shared/tools/apple-sdk is prepared, the package is also compiled for iOS
@@ -74,7 +74,7 @@ quiet build-appintents swift build --target XidAppIntents
 quiet build-testing swift build --target XidTesting
 modules=$(swift build --show-bin-path)/Modules
 
-reexported=XidCore,XidJOSE,XidURLSession,XidLoopback,XidApple
+reexported=XidCore,XidProtocol,XidDevice,XidSession,XidJOSE,XidURLSession,XidLoopback,XidApple
 host_flags=(-target "$triple" -I "$modules")
 [[ $(uname -s) == Linux ]] && host_flags+=(-I Sources/COpenSSL -I Sources/COpenSSLLoader/include)  # OpenSSL, its loader
 [[ $(uname -s) == Darwin ]] && host_flags+=(-sdk "$(xcrun --show-sdk-path)")
