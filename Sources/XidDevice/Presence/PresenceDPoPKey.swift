@@ -49,5 +49,7 @@ package struct PresenceDPoPKey: DPoPKey, CustomReflectable {
   }
 
   /// The thumbprint only: `dump` shows nothing of the stored form.
-  package var customMirror: Mirror { Mirror(self, children: ["thumbprint": thumbprint, "isHardwareBacked": isHardwareBacked]) }
+  package var customMirror: Mirror {
+    Mirror(self, children: ["thumbprint": thumbprint, "isHardwareBacked": isHardwareBacked])
+  }
 }
