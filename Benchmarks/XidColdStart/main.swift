@@ -16,7 +16,7 @@
 //                      costs (FoundationNetworking is still loaded; Xid links it either way).
 //   --steps            also writes to stderr the CPU time the process used before `main` (loading
 //                      and library initialisers) and the wall-clock time of each step: the
-//                      configuration, FileTokenStorage, Xid(configuration:storage:), getAccessToken()
+//                      configuration, FileTokenStorage, Xid(configuration:), getAccessToken()
 //                      (the engine, the storage key, reading and decoding the record) and the output.
 //
 //   XidColdStart --read-only FILE
@@ -85,14 +85,17 @@ do {
   let issuer = URL(string: "https://op.xid.test")!
   let redirectUri = URL(string: "com.example.app:/callback")!
   // Not a default argument replaced afterwards: that would create the URLSessionTransport all the same.
-  let configuration =
+  var configuration =
     useURLSession
     ? XidConfiguration(issuer: issuer, clientId: "xid-example", redirectUri: redirectUri)
-    : XidConfiguration(issuer: issuer, clientId: "xid-example", redirectUri: redirectUri, transport: NoTransport())
+    : XidConfiguration(
+      identity: ClientIdentity(issuer: issuer, clientId: "xid-example", redirectUri: redirectUri),
+      parts: SessionParts(transport: NoTransport()))
   step("configuration")
   let storage = try FileTokenStorage(directory: URL(fileURLWithPath: arguments[0], isDirectory: true))
   step("storage")
-  let xid = try Xid(configuration: configuration, storage: storage)
+  configuration.parts.storage = storage
+  let xid = try Xid(configuration: configuration)
   step("xid")
   let token = try await xid.getAccessToken()
   step("getAccessToken")

@@ -61,11 +61,12 @@ guard arguments.count == 1, !arguments[0].hasPrefix("--") else {
   fail("usage: XidCoreColdStart [--loaded-libraries] DIRECTORY | XidCoreColdStart --read-only FILE", status: 2)
 }
 do {
-  let configuration = XidConfiguration(
+  var configuration = XidConfiguration(
     issuer: URL(string: "https://op.xid.test")!, clientId: "xid-example",
     redirectUri: URL(string: "com.example.app:/callback")!)
   let storage = try FileTokenStorage(directory: URL(fileURLWithPath: arguments[0], isDirectory: true))
-  let engine = try SessionEngine(configuration: configuration, storage: storage)
+  configuration.parts.storage = storage
+  let engine = try SessionEngine(configuration: configuration)
   let token = try await engine.accessToken()
   print(token.utf8.count)
 } catch let error as XidError {

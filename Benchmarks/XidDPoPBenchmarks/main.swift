@@ -253,10 +253,13 @@ func benchmarkProofs(_ options: Options) throws {
 func benchmarkSessionProofs(_ options: Options) async throws {
   let provider = try TestProvider()
   var configuration = XidConfiguration(
-    issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-    transport: provider.transport, logger: DiscardingLogger(), clock: provider.clock, userAgent: provider.userAgent)
+    identity: ClientIdentity(
+      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+    parts: SessionParts(
+      transport: provider.transport, clock: provider.clock, userAgent: provider.userAgent, logger: DiscardingLogger()))
   configuration.usesDPoP = true
-  let xid = try Xid(configuration: configuration, storage: InMemoryTokenStorage())
+  configuration.parts.storage = InMemoryTokenStorage()
+  let xid = try Xid(configuration: configuration)
   try await xid.signIn()
   let url = URL(string: "https://api.example.com/v1/accounts/42/transactions?page=2")!
   guard try await xid.authorizationHeaders(method: "GET", url: url)["DPoP"] != nil else {
@@ -308,14 +311,18 @@ func benchmarkSessionProofs(_ options: Options) async throws {
 // MARK: - Xid.send
 
 func signedIn(_ provider: TestProvider, dpop: Bool, storage: InMemoryTokenStorage) async throws -> Xid {
+  // The provider's clock stands still; a session on the real one made proofs whose `iat` was ahead
+  // of it once a second had passed, and the sign-in failed now and then.
   var configuration = XidConfiguration(
-    issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-    account: dpop ? "dpop" : "bearer", transport: URLSessionTransport(), logger: DiscardingLogger(),
-    // The provider's clock stands still; a session on the real one made proofs whose `iat` was ahead
-    // of it once a second had passed, and the sign-in failed now and then.
-    clock: provider.clock, userAgent: provider.userAgent)
+    identity: ClientIdentity(
+      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
+      account: dpop ? "dpop" : "bearer"),
+    parts: SessionParts(
+      transport: URLSessionTransport(), clock: provider.clock, userAgent: provider.userAgent, logger: DiscardingLogger()
+    ))
   configuration.usesDPoP = dpop
-  let xid = try Xid(configuration: configuration, storage: storage)
+  configuration.parts.storage = storage
+  let xid = try Xid(configuration: configuration)
   try await xid.signIn()
   return xid
 }

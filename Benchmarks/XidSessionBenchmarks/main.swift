@@ -117,10 +117,12 @@ struct Options {
 /// An Xid signed in at `provider`, with `storage` and the system clock (as in an app: the fast path
 /// reads `Date()`, not a test clock).
 func signedInXid(provider: TestProvider, storage: any TokenStorageAdapter) async throws -> Xid {
-  let configuration = XidConfiguration(
-    issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-    transport: provider.transport, clock: SystemClock(), userAgent: provider.userAgent)
-  let xid = try Xid(configuration: configuration, storage: storage)
+  var configuration = XidConfiguration(
+    identity: ClientIdentity(
+      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+    parts: SessionParts(transport: provider.transport, clock: SystemClock(), userAgent: provider.userAgent))
+  configuration.parts.storage = storage
+  let xid = try Xid(configuration: configuration)
   try await xid.signIn()
   return xid
 }

@@ -10,6 +10,25 @@ import XidURLSession
 /// What ``Xid`` uses where the configuration names nothing: the one place that picks a shell per
 /// platform.
 enum PlatformDefaults {
+  /// `configuration` with the platform's part wherever it has none, and its presence options as
+  /// this platform runs them. `storage`, set with `Xid.setTokenStorage(_:)`, wins over the
+  /// configuration's.
+  static func completing(_ configuration: XidConfiguration, storage: (any TokenStorageAdapter)?) throws
+    -> XidConfiguration
+  {
+    var completed = configuration
+    let parts = configuration.parts
+    let storage = try storage ?? parts.storage ?? Self.storage()
+    completed.parts.storage = storage
+    completed.parts.transport = parts.transport ?? transport()
+    completed.parts.backgroundActivity = parts.backgroundActivity ?? backgroundActivity()
+    if configuration.usesDPoP {
+      completed.parts.dpopKeyFactory = parts.dpopKeyFactory ?? dpopKeyFactory()
+    }
+    completed.presence = presence(configuration.presence, storage: storage)
+    return completed
+  }
+
   /// ``URLSessionTransport`` everywhere.
   static func transport() -> any HTTPTransport { URLSessionTransport() }
 

@@ -47,14 +47,13 @@ public final class Xid: Sendable {
   /// Creates an unconfigured instance; call ``configure(options:)`` before anything else.
   public init() {}
 
-  /// Creates a configured instance with `storage` (by default the platform's: the keychain on Apple
-  /// platforms, ``FileTokenStorage`` elsewhere).
+  /// Creates a configured instance. Its parts left `nil` are the platform's
+  /// (``SessionParts/storage``: the keychain on Apple platforms, ``FileTokenStorage`` elsewhere).
   ///
   /// - Throws: ``XidError/Code/invalidConfiguration`` with what to change.
-  public convenience init(configuration: XidConfiguration, storage: (any TokenStorageAdapter)? = nil) throws {
+  public convenience init(configuration: XidConfiguration) throws {
     try configuration.validate()
     self.init()
-    if let storage { setTokenStorage(storage) }
     configure(options: configuration)
   }
 
@@ -73,7 +72,7 @@ public final class Xid: Sendable {
         state.configurationError = error
         return state.configuration != nil
       }
-      options.logger.log(
+      options.parts.logger.log(
         .error, category: "configuration",
         "configure(options:) was given a configuration that is not valid (\(error.reason))"
           + (kept ? "; the previous configuration stays in use" : "; every call will report it"))
@@ -90,8 +89,9 @@ public final class Xid: Sendable {
   /// valid.
   public var configurationError: XidError? { state.get().configurationError }
 
-  /// Sets where tokens are stored. Call it before the first sign-in or token request; by default the
-  /// keychain on Apple platforms and ``FileTokenStorage`` elsewhere.
+  /// Sets where tokens are stored, in place of the configuration's ``SessionParts/storage``. Call it
+  /// before the first sign-in or token request; by default the keychain on Apple platforms and
+  /// ``FileTokenStorage`` elsewhere.
   public func setTokenStorage(_ storage: any TokenStorageAdapter) {
     state.update {
       $0.storage = storage
@@ -107,17 +107,8 @@ public final class Xid: Sendable {
         if let error = state.configurationError { throw error }
         throw XidError(.notConfigured, "Xid is not configured: call configure(options:) first")
       }
-      if configuration.transport == nil { configuration.transport = PlatformDefaults.transport() }
-      if configuration.backgroundActivity == nil {
-        configuration.backgroundActivity = PlatformDefaults.backgroundActivity()
-      }
-      if configuration.usesDPoP && configuration.dpopKeyFactory == nil {
-        configuration.dpopKeyFactory = PlatformDefaults.dpopKeyFactory()
-      }
-      let storage = try state.storage ?? PlatformDefaults.storage()
-      configuration.presence = PlatformDefaults.presence(configuration.presence, storage: storage)
-      let engine = try SessionEngine(configuration: configuration, storage: storage)
-      state.storage = storage
+      configuration = try PlatformDefaults.completing(configuration, storage: state.storage)
+      let engine = try SessionEngine(configuration: configuration)
       state.engine = engine
       return engine
     }
@@ -125,12 +116,14 @@ public final class Xid: Sendable {
 
   private func userAgent(_ override: (any AuthorizationUserAgent)?) throws -> any AuthorizationUserAgent {
     let configuration = state.get().configuration
-    if let agent = override ?? configuration?.userAgent { return agent }
-    if let redirectUri = configuration?.redirectUri, let agent = PlatformDefaults.userAgent(redirectUri: redirectUri) {
+    if let agent = override ?? configuration?.parts.userAgent { return agent }
+    if let redirectUri = configuration?.identity.redirectUri,
+      let agent = PlatformDefaults.userAgent(redirectUri: redirectUri)
+    {
       return agent
     }
     throw XidError(
-      .invalidConfiguration, "no user agent can show the sign-in page here; set XidConfiguration.userAgent")
+      .invalidConfiguration, "no user agent can show the sign-in page here; set XidConfiguration.parts.userAgent")
   }
 
   // MARK: - Sign-in

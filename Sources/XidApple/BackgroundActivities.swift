@@ -39,7 +39,7 @@
   ///
   /// ```swift
   /// // In the app target only; extensions keep the default, ProcessExpiringActivity.
-  /// configuration.backgroundActivity = BackgroundTaskActivity(
+  /// configuration.parts.backgroundActivity = BackgroundTaskActivity(
   ///   begin: { name, expire in
   ///     let task = UIApplication.shared.beginBackgroundTask(withName: name) {
   ///       MainActor.assumeIsolated { expire() }

@@ -21,7 +21,7 @@
   /// var configuration = XidConfiguration(
   ///   issuer: URL(string: "https://accounts.example.com")!, clientId: "my-app",
   ///   redirectUri: URL(string: "com.example.app:/oauth/callback")!)
-  /// configuration.userAgent = WebAuthenticationSessionUserAgent(prefersEphemeralWebBrowserSession: false)
+  /// configuration.parts.userAgent = WebAuthenticationSessionUserAgent(prefersEphemeralWebBrowserSession: false)
   /// Xid.shared.configure(options: configuration)
   /// do {
   ///   try await Xid.shared.signIn()

@@ -25,6 +25,8 @@ import XidCore
 public final class TestClock: Sendable {
   private struct State {
     var now: Date
+    /// How far the monotonic reading has moved since the clock was made.
+    var elapsed: Duration = .zero
     var sleeps: [Duration] = []
     /// Timeouts waiting in ``sleep(until:)``, by number.
     var deadlines: [UInt64: (deadline: Date, continuation: CheckedContinuation<Void, any Error>)] = [:]
@@ -34,6 +36,8 @@ public final class TestClock: Sendable {
   }
 
   private let state: LockedValue<State>
+  /// The monotonic reading when the clock was made.
+  private let origin = ContinuousClock.now
 
   /// Creates a clock that stands at `now`, by default the real current time.
   public init(now: Date = Date()) { state = LockedValue(State(now: now)) }
@@ -41,24 +45,35 @@ public final class TestClock: Sendable {
   /// The clock's current time.
   public var now: Date { state.get().now }
 
+  /// The clock's monotonic reading: it moves with ``advance(by:)`` forward and with sleeps, and stays
+  /// where it is when the test sets the wall clock (``set(to:)``) or moves it back, as a device's
+  /// does when its user changes the time.
+  public var monotonicNow: ContinuousClock.Instant { origin + state.get().elapsed }
+
   /// The durations that code under test asked this clock to sleep, in order.
   public var sleeps: [Duration] { state.get().sleeps }
 
-  /// Moves the clock by `duration`; a negative value moves it back, to simulate skew. Timeouts whose
-  /// deadline the clock reaches end (see ``sleep(until:)``).
+  /// Moves the clock by `duration`: time passes, so the monotonic reading moves too. A negative
+  /// value moves the wall clock back, to simulate skew, and leaves the monotonic reading alone.
+  /// Timeouts whose deadline the clock reaches end (see ``sleep(until:)``).
   public func advance(by duration: Duration) {
-    move { $0.now += duration.timeInterval }
+    move {
+      $0.now += duration.timeInterval
+      $0.elapsed += max(duration, .zero)
+    }
   }
 
   /// Moves the clock forward by `duration` and records it as a sleep.
   func recordSleep(_ duration: Duration) {
     move {
       $0.now += duration.timeInterval
+      $0.elapsed += duration
       $0.sleeps.append(duration)
     }
   }
 
-  /// Sets the clock to `date`. Timeouts whose deadline the clock reaches end.
+  /// Sets the wall clock to `date`, as a user who changes the device's time does: the monotonic
+  /// reading stays. Timeouts whose deadline the clock reaches end.
   public func set(to date: Date) {
     move { $0.now = date }
   }

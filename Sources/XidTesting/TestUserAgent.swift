@@ -7,9 +7,11 @@ import XidCore
 /// ```swift
 /// let provider = try TestProvider()
 /// let xid = try Xid(configuration: XidConfiguration(
-///   issuer: provider.issuer, clientId: TestClient.example.id,
-///   redirectUri: TestClient.example.redirectURIs[0], transport: provider.transport,
-///   clock: provider.clock, userAgent: provider.userAgent), storage: InMemoryTokenStorage())
+///   identity: ClientIdentity(
+///     issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+///   parts: SessionParts(
+///     transport: provider.transport, storage: InMemoryTokenStorage(), clock: provider.clock,
+///     userAgent: provider.userAgent)))
 /// let session = try await xid.signIn()
 /// ```
 public struct TestUserAgent: AuthorizationUserAgent {

@@ -12,8 +12,8 @@ struct DPoPConformanceTests {
   static func dpopClient(_ stage: Stage) throws -> (client: OpenIDClient, key: any DPoPKey) {
     var configuration = stage.client.configuration
     configuration.usesDPoP = true
-    configuration.scopes += ["offline_access"]
-    let client = try OpenIDClient(configuration: configuration, transport: stage.transport, clock: stage.clock)
+    configuration.identity.scopes += ["offline_access"]
+    let client = try OpenIDClient(configuration: configuration.using(transport: stage.transport, clock: stage.clock))
     return (client, try SoftwareDPoPKeyFactory().makeKey().key)
   }
 

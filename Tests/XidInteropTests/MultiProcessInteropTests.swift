@@ -44,7 +44,7 @@ extension GlewlwydInterop {
         let process = Process()
         process.executableURL = Self.workerURL
         process.arguments = [
-          fixture.issuer.absoluteString, fixture.clientId, fixture.configuration.redirectUri.absoluteString,
+          fixture.issuer.absoluteString, fixture.clientId, fixture.configuration.identity.redirectUri.absoluteString,
           fixture.storage.directory.path, control.path, String(index), String(Self.tasksPerProcess),
           String(Self.rounds), userInfo.absoluteString,
         ]

@@ -74,8 +74,8 @@ extension GlewlwydInterop {
       let fixture = try InteropFixture()
       try await fixture.xid.signIn()
       var configuration = fixture.configuration
-      configuration.providerQuirks = []
-      let strict = try Xid(configuration: configuration, storage: fixture.storage)
+      configuration.policy.providerQuirks = []
+      let strict = try Xid(configuration: configuration.storing(in: fixture.storage))
       let unknown = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
       try fixture.rewriteStored("refresh_token", to: .string(unknown))
 

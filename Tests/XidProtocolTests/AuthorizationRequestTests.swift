@@ -53,7 +53,7 @@ struct AuthorizationRequestTests {
 
   @Test func openIDScopeIsAlwaysRequestedFirstAndOnce() async throws {
     let provider = try FakeProvider()
-    let client = try provider.client { $0.scopes = ["email", "openid", "email", "profile"] }
+    let client = try provider.client { $0.identity.scopes = ["email", "openid", "email", "profile"] }
     let request = try await client.makeAuthorizationRequest()
     #expect(request.url.query["scope"] == "openid email profile")
     #expect(request.pending.scopes == ["openid", "email", "profile"])
@@ -134,7 +134,7 @@ struct AuthorizationRequestTests {
 
   @Test func pushedAuthorizationIsUsedWhenPreferredAndOffered() async throws {
     let provider = try FakeProvider()
-    let request = try await provider.client { $0.prefersPushedAuthorization = true }.makeAuthorizationRequest()
+    let request = try await provider.client { $0.policy.prefersPushedAuthorization = true }.makeAuthorizationRequest()
     #expect(request.isPushed)
     let perRequest = try await provider.client().makeAuthorizationRequest(
       SignInOptions(usePushedAuthorization: true))
@@ -144,7 +144,7 @@ struct AuthorizationRequestTests {
   @Test func pushedAuthorizationIsNotUsedWhenNotOffered() async throws {
     let provider = try FakeProvider()
     provider.metadataChanges.update { $0["pushed_authorization_request_endpoint"] = .null }
-    let request = try await provider.client { $0.prefersPushedAuthorization = true }.makeAuthorizationRequest()
+    let request = try await provider.client { $0.policy.prefersPushedAuthorization = true }.makeAuthorizationRequest()
     #expect(!request.isPushed)
     #expect(request.url.query["state"] == request.pending.state)
   }
@@ -164,7 +164,7 @@ struct AuthorizationRequestTests {
       .json(["error": "invalid_request", "error_description": "redirect_uri not registered"], status: 400)
     }
     let error = await expectXidError(.pushedAuthorizationFailed) {
-      try await provider.client { $0.prefersPushedAuthorization = true }.makeAuthorizationRequest()
+      try await provider.client { $0.policy.prefersPushedAuthorization = true }.makeAuthorizationRequest()
     }
     #expect(error?.oauthError == "invalid_request")
     #expect(error?.httpStatus == 400)
@@ -173,8 +173,8 @@ struct AuthorizationRequestTests {
   @Test func pushedAuthorizationWithClientSecretBasicAuthenticatesInTheHeader() async throws {
     let provider = try FakeProvider()
     _ = try await provider.client {
-      $0.prefersPushedAuthorization = true
-      $0.clientAuthentication = .clientSecretBasic(secret: "s3cr:et")
+      $0.policy.prefersPushedAuthorization = true
+      $0.identity.clientAuthentication = .clientSecretBasic(secret: "s3cr:et")
     }.makeAuthorizationRequest()
     let pushed = try #require(provider.transport.requests(to: "/par").first)
     #expect(pushed.headers["Authorization"] == "Basic " + Data("client-1:s3cr%3Aet".utf8).base64EncodedString())
@@ -220,12 +220,13 @@ struct AuthorizationRequestTests {
 
   @Test func clientSecretDoesNotAppearInConfigurationDescription() {
     let configuration = XidConfiguration(
-      issuer: URL(string: "https://op.example")!, clientId: "c", redirectUri: FakeProvider.redirectUri,
-      clientAuthentication: .clientSecretPost(secret: "very-secret-value"))
+      identity: ClientIdentity(
+        issuer: URL(string: "https://op.example")!, clientId: "c", redirectUri: FakeProvider.redirectUri,
+        clientAuthentication: .clientSecretPost(secret: "very-secret-value")))
     var dumped = ""
     dump(configuration, to: &dumped)
     #expect(!"\(configuration)".contains("very-secret-value"))
     #expect(!dumped.contains("very-secret-value"))
-    #expect("\(configuration.clientAuthentication)" == "client_secret_post")
+    #expect("\(configuration.identity.clientAuthentication)" == "client_secret_post")
   }
 }

@@ -142,8 +142,9 @@ struct DeviceFlowTests {
     let provider = try Self.provider(script: [Self.pending], expiresIn: 3600, interval: 300)
     var configuration = XidConfiguration(
       issuer: URL(string: FakeProvider.issuer)!, clientId: FakeProvider.clientId, redirectUri: FakeProvider.redirectUri)
-    configuration.scopes = []
-    let client = try OpenIDClient(configuration: configuration, transport: provider.transport, clock: SystemClock())
+    configuration.identity.scopes = []
+    let client = try OpenIDClient(
+      configuration: configuration.using(transport: provider.transport, clock: SystemClock()))
     let authorization = try await client.startDeviceAuthorization()
     let started = ContinuousClock.now
     let task = Task { try await client.pollDeviceAuthorization(authorization) }

@@ -90,7 +90,7 @@ struct DiscoveryTests {
 
   @Test func metadataIsCachedForItsLifetime() async throws {
     let provider = try FakeProvider()
-    let client = try provider.client { $0.metadataLifetime = .seconds(600) }
+    let client = try provider.client { $0.policy.metadataLifetime = .seconds(600) }
     _ = try await client.metadata()
     _ = try await client.metadata()
     provider.clock.advance(by: .seconds(599))
@@ -135,7 +135,7 @@ struct DiscoveryTests {
     let transport = ScriptedTransport { _ in HTTPResponse(status: 500) }
     let configuration = XidConfiguration(
       issuer: URL(string: "http://op.example")!, clientId: "c", redirectUri: FakeProvider.redirectUri)
-    expectXidError(.insecureURL) { try OpenIDClient(configuration: configuration, transport: transport) }
+    expectXidError(.insecureURL) { try OpenIDClient(configuration: configuration.using(transport: transport)) }
     #expect(transport.requests.isEmpty)
   }
 
@@ -144,12 +144,14 @@ struct DiscoveryTests {
     for uri in ["http://app.example/callback", "https:/callback", "com.example.app:/cb#frag"] {
       let configuration = XidConfiguration(
         issuer: URL(string: "https://op.example")!, clientId: "c", redirectUri: URL(string: uri)!)
-      expectXidError(.invalidConfiguration) { try OpenIDClient(configuration: configuration, transport: transport) }
+      expectXidError(.invalidConfiguration) {
+        try OpenIDClient(configuration: configuration.using(transport: transport))
+      }
     }
     for uri in ["http://127.0.0.1:49152/callback", "http://[::1]/cb", "https://app.example/cb", "com.example.app:/cb"] {
       let configuration = XidConfiguration(
         issuer: URL(string: "https://op.example")!, clientId: "c", redirectUri: URL(string: uri)!)
-      #expect(throws: Never.self) { try OpenIDClient(configuration: configuration, transport: transport) }
+      #expect(throws: Never.self) { try OpenIDClient(configuration: configuration.using(transport: transport)) }
     }
   }
 }

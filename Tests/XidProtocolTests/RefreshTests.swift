@@ -117,7 +117,7 @@ struct RefreshTests {
     #expect(kept?.reason.contains("empty body") == true)
     #expect(kept?.reason.contains("emptyBadRequestIsInvalidGrant") == true)
 
-    let quirky = try provider.client { $0.providerQuirks = [.emptyBadRequestIsInvalidGrant] }
+    let quirky = try provider.client { $0.policy.providerQuirks = [.emptyBadRequestIsInvalidGrant] }
     let dead = await expectXidError(.refreshRefused) {
       try await quirky.refresh(refreshToken: "refresh-token-1", originalIDToken: original)
     }

@@ -20,7 +20,7 @@ struct RevocationAndLogoutTests {
 
   @Test func revocationAuthenticatesConfidentialClientsLikeTokenRequests() async throws {
     let provider = try FakeProvider()
-    try await provider.client { $0.clientAuthentication = .clientSecretPost(secret: "s") }.revoke("at")
+    try await provider.client { $0.identity.clientAuthentication = .clientSecretPost(secret: "s") }.revoke("at")
     let request = try #require(provider.transport.requests(to: "/revoke").first)
     #expect(request.form == ["token": "at", "client_id": FakeProvider.clientId, "client_secret": "s"])
   }
@@ -44,7 +44,7 @@ struct RevocationAndLogoutTests {
   @Test func endSessionURLCarriesHintRedirectStateAndClientID() async throws {
     let provider = try FakeProvider()
     let client = try provider.client {
-      $0.postLogoutRedirectUri = URL(string: "com.example.app:/logged-out")!
+      $0.identity.postLogoutRedirectUri = URL(string: "com.example.app:/logged-out")!
     }
     let (redirect, pending) = try await provider.authorize(client)
     let idToken = try await client.handleRedirect(url: redirect, pending: [pending]).idToken

@@ -131,8 +131,9 @@ struct SecretRedactionTests {
     ] {
       expectNoSecret(in: authentication, named: "ClientAuthentication")
       let configuration = XidConfiguration(
-        issuer: URL(string: "https://op.example")!, clientId: "client-1",
-        redirectUri: URL(string: "http://127.0.0.1/callback")!, clientAuthentication: authentication)
+        identity: ClientIdentity(
+          issuer: URL(string: "https://op.example")!, clientId: "client-1",
+          redirectUri: URL(string: "http://127.0.0.1/callback")!, clientAuthentication: authentication))
       expectNoSecret(in: configuration, named: "XidConfiguration")
     }
   }

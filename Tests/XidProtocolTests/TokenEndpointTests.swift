@@ -53,7 +53,7 @@ struct TokenEndpointTests {
 
   @Test func codeExchangeWithClientSecretBasicUsesTheAuthorizationHeader() async throws {
     let provider = try FakeProvider()
-    let client = try provider.client { $0.clientAuthentication = .clientSecretBasic(secret: "secret 1") }
+    let client = try provider.client { $0.identity.clientAuthentication = .clientSecretBasic(secret: "secret 1") }
     let (redirect, pending) = try await provider.authorize(client)
     _ = try await client.handleRedirect(url: redirect, pending: [pending])
     let request = try #require(provider.transport.requests(to: "/token").first)

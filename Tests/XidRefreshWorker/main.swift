@@ -48,11 +48,14 @@ let logger: any XidLogger =
   : StandardErrorLogger(minimumLevel: .error)
 let xid = try Xid(
   configuration: XidConfiguration(
-    issuer: URL(string: arguments[1])!, clientId: arguments[2], redirectUri: URL(string: arguments[3])!,
-    expiryLeeway: .seconds(1), refreshLockTimeout: .seconds(20), transport: transport, logger: logger,
-    clock: clock, providerQuirks: environment["XID_WORKER_QUIRKS"] == "empty400" ? [.emptyBadRequestIsInvalidGrant] : []
-  ),
-  storage: makeStorage(state: URL(fileURLWithPath: arguments[4], isDirectory: true)))
+    identity: ClientIdentity(
+      issuer: URL(string: arguments[1])!, clientId: arguments[2], redirectUri: URL(string: arguments[3])!),
+    policy: SessionPolicy(
+      expiryLeeway: .seconds(1), refreshLockTimeout: .seconds(20),
+      providerQuirks: environment["XID_WORKER_QUIRKS"] == "empty400" ? [.emptyBadRequestIsInvalidGrant] : []),
+    parts: SessionParts(
+      transport: transport, storage: makeStorage(state: URL(fileURLWithPath: arguments[4], isDirectory: true)),
+      clock: clock, logger: logger)))
 
 func makeStorage(state: URL) throws -> any TokenStorageAdapter {
   let setting = environment["XID_WORKER_STORAGE"] ?? "files"
@@ -85,6 +88,9 @@ final class WorkerClock: XidClock {
     }
     return Date().addingTimeInterval(current)
   }
+
+  /// The system's: the offset only sets the wall clock.
+  var monotonicNow: ContinuousClock.Instant { ContinuousClock.now }
 
   func sleep(for duration: Duration) async throws { try await SystemClock().sleep(for: duration) }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Xid
 import XidTestSupport
+import XidTesting
 
 @testable import XidDevice
 @testable import XidProtocol
@@ -54,7 +55,8 @@ struct AccountSessionTests {
     AccountSession(
       records: records(storage),
       lock: lockDirectory.map { FileLock(directory: $0, name: "." + Self.key + ".lock") }, lockTimeout: .seconds(5),
-      expiryLeeway: 60, logger: DiscardingLogger(), now: { start }, refresher: { try await refresher.refresh($0) })
+      expiryLeeway: 60, logger: DiscardingLogger(), clock: TestClock(now: start),
+      refresher: { try await refresher.refresh($0) })
   }
 
   /// The records of the test account (issuer `https://op.example`, client `c`), under the key

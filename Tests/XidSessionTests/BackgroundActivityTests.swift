@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Xid
 import XidTestSupport
+import XidTesting
 
 @testable import XidDevice
 @testable import XidProtocol
@@ -39,7 +40,7 @@ struct BackgroundActivityTests {
     AccountSession(
       records: AccountSessionTests.records(storage), lock: FileLock(directory: lockDirectory, name: ".test.lock"),
       lockTimeout: .seconds(5), activity: activity, expiryLeeway: 60, logger: DiscardingLogger(),
-      now: { AccountSessionTests.start }, refresher: refresher)
+      clock: TestClock(now: AccountSessionTests.start), refresher: refresher)
   }
 
   /// Waits (generously) until `condition` holds.
@@ -142,7 +143,7 @@ struct BackgroundActivityTests {
     let session = AccountSession(
       records: AccountSessionTests.records(storage), lock: FileLock(directory: temporaryDirectory(), name: ".l"),
       lockTimeout: .seconds(5), activity: NoTimeActivity(), expiryLeeway: 60, logger: DiscardingLogger(),
-      now: { AccountSessionTests.start }, refresher: refresher.refresh)
+      clock: TestClock(now: AccountSessionTests.start), refresher: refresher.refresh)
     await expectXidError(.cancelled) { try await session.validRecord(force: false) }
     #expect(refresher.calls == 0)
   }

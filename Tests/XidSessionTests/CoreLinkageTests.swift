@@ -83,9 +83,10 @@ private struct StoredToken {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent("xid-core-linkage-\(UUID())")
     let provider = try TestProvider()
     let configuration = XidConfiguration(
-      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-      transport: provider.transport, clock: SystemClock(), userAgent: provider.userAgent)
-    let xid = try Xid(configuration: configuration, storage: try FileTokenStorage(directory: directory))
+      identity: ClientIdentity(
+        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+      parts: SessionParts(transport: provider.transport, clock: SystemClock(), userAgent: provider.userAgent))
+    let xid = try Xid(configuration: configuration.storing(in: try FileTokenStorage(directory: directory)))
     try await xid.signIn()
     tokenLength = try await xid.getAccessToken().utf8.count
   }

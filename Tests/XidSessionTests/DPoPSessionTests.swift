@@ -20,7 +20,7 @@ struct DPoPSessionTests {
   }
 
   @Test func aDPoPSessionIsBoundFromSignInToSignOut() async throws {
-    let harness = try SessionHarness.dpop { $0.scopes = ["openid", "profile", "offline_access"] }
+    let harness = try SessionHarness.dpop { $0.identity.scopes = ["openid", "profile", "offline_access"] }
     let session = try await harness.xid.signIn()
     let binding = try #require(session.dpopBinding)
     #expect(!binding.isHardwareBacked)
@@ -56,14 +56,14 @@ struct DPoPSessionTests {
   }
 
   @Test func aSessionMadeWithAHardwareFactoryIsHardwareBackedAndOneWithoutFallsBackToSoftware() async throws {
-    let hardware = try SessionHarness.dpop { $0.dpopKeyFactory = FakeHardwareKeyFactory(isAvailable: true) }
+    let hardware = try SessionHarness.dpop { $0.parts.dpopKeyFactory = FakeHardwareKeyFactory(isAvailable: true) }
     let bound = try #require(try await hardware.xid.signIn().dpopBinding)
     #expect(bound.isHardwareBacked)
     #expect(try hardware.storedKey(bound.keyThumbprint)?["kind"] == "fakeEnclave")
     #expect(try await hardware.xid.getSession()?.dpopBinding?.isHardwareBacked == true)
     #expect(try await hardware.xid.send(Self.resource(hardware)).status == 200)
 
-    let none = try SessionHarness.dpop { $0.dpopKeyFactory = FakeHardwareKeyFactory(isAvailable: false) }
+    let none = try SessionHarness.dpop { $0.parts.dpopKeyFactory = FakeHardwareKeyFactory(isAvailable: false) }
     let software = try #require(try await none.xid.signIn().dpopBinding)
     #expect(!software.isHardwareBacked)
     #expect(try none.storedKey(software.keyThumbprint)?["kind"] == "software")
@@ -307,7 +307,7 @@ struct DPoPSessionTests {
     #expect(try device.storedRecord()?["token_type"] == "DPoP")
     #expect(try await device.xid.send(Self.resource(device)).status == 200)
 
-    let pushed = try SessionHarness.dpop { $0.prefersPushedAuthorization = true }
+    let pushed = try SessionHarness.dpop { $0.policy.prefersPushedAuthorization = true }
     #expect(try await pushed.xid.signIn().dpopBinding != nil)
     #expect(await pushed.provider.counters.pushedAuthorizationRequests == 1)
     #expect(try await pushed.xid.send(Self.resource(pushed)).status == 200)

@@ -10,10 +10,11 @@ struct DocumentationExampleTests {
     let provider = try TestProvider()  // issuer https://op.xid.test, client "xid-example"
     let xid = try Xid(
       configuration: XidConfiguration(
-        issuer: provider.issuer, clientId: TestClient.example.id,
-        redirectUri: TestClient.example.redirectURIs[0],
-        transport: provider.transport, clock: provider.clock, userAgent: provider.userAgent),
-      storage: InMemoryTokenStorage())
+        identity: ClientIdentity(
+          issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+        parts: SessionParts(
+          transport: provider.transport, storage: InMemoryTokenStorage(), clock: provider.clock,
+          userAgent: provider.userAgent)))
 
     let session = try await xid.signIn()
     #expect(session.subject == TestUser.alice.subject)
@@ -32,10 +33,11 @@ struct DocumentationExampleTests {
     let provider = try TestProvider()
     let xid = try Xid(
       configuration: XidConfiguration(
-        issuer: provider.issuer, clientId: TestClient.example.id,
-        redirectUri: TestClient.example.redirectURIs[0],
-        transport: provider.transport, clock: provider.clock, userAgent: provider.userAgent),
-      storage: InMemoryTokenStorage())
+        identity: ClientIdentity(
+          issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+        parts: SessionParts(
+          transport: provider.transport, storage: InMemoryTokenStorage(), clock: provider.clock,
+          userAgent: provider.userAgent)))
 
     try await provider.misbehave(.wrongNonce, .once)
     await #expect(throws: XidError.self) { try await xid.signIn() }

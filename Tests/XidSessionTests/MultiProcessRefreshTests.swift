@@ -63,9 +63,9 @@ struct MultiProcessRefreshTests {
     let redirect = TestClient.example.redirectURIs[0]
     let signIn = try Xid(
       configuration: XidConfiguration(
-        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirect,
-        transport: provider.transport, logger: DiscardingLogger(), userAgent: provider.userAgent),
-      storage: storage)
+        identity: ClientIdentity(issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirect),
+        parts: SessionParts(
+          transport: provider.transport, storage: storage, userAgent: provider.userAgent, logger: DiscardingLogger())))
     provider.clock.set(to: Date())
     try await signIn.signIn()
     try await prepare(signIn)
@@ -233,9 +233,10 @@ struct MultiProcessRefreshTests {
     #expect(reports[1].allSatisfy { $0.errors.isEmpty && $0.resourceStatuses == [200] })
     let relaunched = try Xid(
       configuration: XidConfiguration(
-        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-        transport: provider.transport, logger: DiscardingLogger()),
-      storage: try FileTokenStorage(directory: state))
+        identity: ClientIdentity(
+          issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+        parts: SessionParts(
+          transport: provider.transport, storage: try FileTokenStorage(directory: state), logger: DiscardingLogger())))
     #expect(try await relaunched.getSession()?.subject == "bob")
   }
 

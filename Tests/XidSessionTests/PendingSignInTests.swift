@@ -38,7 +38,7 @@ struct PendingSignInTests {
     let xid = Xid()
     xid.setTokenStorage(storage)
     xid.configure(options: SessionHarness.configuration(provider, logger: RecordingLogger()))
-    _ = try Xid(configuration: SessionHarness.configuration(provider, logger: RecordingLogger()), storage: storage)
+    _ = try Xid(configuration: SessionHarness.configuration(provider, logger: RecordingLogger()).storing(in: storage))
     #expect(storage.calls == 0)
   }
 
@@ -46,7 +46,7 @@ struct PendingSignInTests {
     let provider = try TestProvider()
     let storage = CountingStorage()
     let xid = try Xid(
-      configuration: SessionHarness.configuration(provider, logger: RecordingLogger()), storage: storage)
+      configuration: SessionHarness.configuration(provider, logger: RecordingLogger()).storing(in: storage))
     let abandoned = try await xid.authorizationURL()
     let first = try #require(try Self.pendingText(storage))
     let entries = try #require(try JSONValue(parsing: first).arrayValue)
@@ -57,7 +57,7 @@ struct PendingSignInTests {
     // The user never came back; much later, a new sign-in starts (the app was relaunched meanwhile).
     provider.clock.advance(by: .seconds(16 * 60))
     let relaunched = try Xid(
-      configuration: SessionHarness.configuration(provider, logger: RecordingLogger()), storage: storage)
+      configuration: SessionHarness.configuration(provider, logger: RecordingLogger()).storing(in: storage))
     _ = try await relaunched.authorizationURL()
     let second = try #require(try Self.pendingText(storage))
     #expect(!second.contains(verifier))
@@ -69,7 +69,7 @@ struct PendingSignInTests {
     let provider = try TestProvider()
     let storage = CountingStorage()
     let xid = try Xid(
-      configuration: SessionHarness.configuration(provider, logger: RecordingLogger()), storage: storage)
+      configuration: SessionHarness.configuration(provider, logger: RecordingLogger()).storing(in: storage))
     let first = try await xid.authorizationURL()
     provider.clock.advance(by: .seconds(60))
     _ = try await xid.authorizationURL()

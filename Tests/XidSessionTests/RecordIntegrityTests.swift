@@ -56,7 +56,8 @@ struct RecordIntegrityTests {
     #expect(session.subject == TestUser.alice.subject)
     #expect(try harness.storage.load(key: harness.recordKey) == foreign)
     let relaunched = try Xid(
-      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger), storage: harness.storage)
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger).storing(in: harness.storage)
+    )
     #expect(try await relaunched.getSession()?.subject == TestUser.alice.subject)
     harness.provider.clock.advance(by: .seconds(301))
     _ = try await relaunched.getAccessToken()
@@ -94,7 +95,8 @@ struct RecordIntegrityTests {
     // An extension asked while the user was signed out; then the app signed the user in.
     let harness = try SessionHarness()
     let extensionProcess = try Xid(
-      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger), storage: harness.storage)
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger).storing(in: harness.storage)
+    )
     #expect(try await extensionProcess.getSession() == nil)
     await expectXidError(.signInRequired) { try await extensionProcess.getAccessToken() }
     try await harness.xid.signIn()

@@ -64,9 +64,9 @@ struct RefreshFailureTests {
   @Test func withTheQuirkOptionAnEmpty400EndsTheSessionAndSaysWhy() async throws {
     let provider = try TestProvider()
     var configuration = SessionHarness.configuration(provider, logger: RecordingLogger())
-    configuration.providerQuirks = [.emptyBadRequestIsInvalidGrant]
+    configuration.policy.providerQuirks = [.emptyBadRequestIsInvalidGrant]
     let storage = InMemoryTokenStorage()
-    let xid = try Xid(configuration: configuration, storage: storage)
+    let xid = try Xid(configuration: configuration.storing(in: storage))
     try await xid.signIn()
     provider.clock.advance(by: .seconds(301))
     await provider.injectFault(.respond(status: 400), at: .token, times: 1)
@@ -75,7 +75,8 @@ struct RefreshFailureTests {
     #expect(try await xid.getSession() == nil)
     // Off by default: the same answer keeps the session (above).
     #expect(
-      XidConfiguration(issuer: provider.issuer, clientId: "c", redirectUri: provider.issuer).providerQuirks.isEmpty)
+      XidConfiguration(issuer: provider.issuer, clientId: "c", redirectUri: provider.issuer).policy.providerQuirks
+        .isEmpty)
   }
 
   @Test func anOAuthInvalidGrantEndsTheSession() async throws {

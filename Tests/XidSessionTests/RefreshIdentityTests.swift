@@ -30,7 +30,8 @@ struct RefreshIdentityTests {
   static func refreshWithAnotherUsersIDToken(_ harness: SessionHarness) async throws {
     try await harness.provider.misbehave(.otherSubjectOnRefresh, .once)
     let relaunched = try Xid(
-      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger), storage: harness.storage)
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger).storing(in: harness.storage)
+    )
     do {
       _ = try await relaunched.getAccessToken(forceRefresh: true)
     } catch let error as XidError {
@@ -67,7 +68,8 @@ struct RefreshIdentityTests {
       $0["pinned_sub"] = nil
     }
     let relaunched = try Xid(
-      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger), storage: harness.storage)
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger).storing(in: harness.storage)
+    )
     _ = try await relaunched.getAccessToken(forceRefresh: true)
     #expect(try harness.storedRecord()?["pinned_sub"]?.stringValue == TestUser.alice.subject)
     #expect(try harness.storedRecord()?["pinned_iss"]?.stringValue == harness.provider.issuer.absoluteString)
@@ -84,7 +86,8 @@ struct RefreshIdentityTests {
       $0["pinned_sub"] = nil
     }
     let relaunched = try Xid(
-      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger), storage: harness.storage)
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger).storing(in: harness.storage)
+    )
     _ = try await relaunched.getAccessToken(forceRefresh: true)
     #expect(try harness.storedRecord()?["pinned_sub"]?.stringValue == TestUser.alice.subject)
   }

@@ -55,7 +55,7 @@ struct SaveFailureTests {
   @Test func aRefreshKeepsTheLockAndTriesTheSaveAgainWithPausesOnTheClock() async throws {
     let storage = FlakyStorage()
     try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
-    let clock = TestClock()
+    let clock = TestClock(now: AccountSessionTests.start)
     let session = Self.session(storage: storage, refresher: ScriptedRefresher(), clock: clock)
     storage.failNextSaves(4)
     #expect(try await session.validRecord(force: false).accessToken == "at-1")
@@ -95,7 +95,7 @@ struct SaveFailureTests {
     let refresher = ScriptedRefresher()
     let session = AccountSession(
       records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
-      logger: DiscardingLogger(), now: { AccountSessionTests.start }, clock: TestClock(),
+      logger: DiscardingLogger(), clock: TestClock(now: AccountSessionTests.start),
       refresher: { record in
         await sent.record(record.refreshToken ?? "none")
         return try await refresher.refresh(record)
@@ -118,7 +118,7 @@ struct SaveFailureTests {
     let storage = FlakyStorage()
     try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
     let refresher = ScriptedRefresher()
-    let session = Self.session(storage: storage, refresher: refresher, clock: TestClock())
+    let session = Self.session(storage: storage, refresher: refresher, clock: TestClock(now: AccountSessionTests.start))
     storage.failNextSaves(100)
     #expect(try await session.validRecord(force: false).accessToken == "at-1")
     storage.failNextSaves(0)
@@ -134,7 +134,7 @@ struct SaveFailureTests {
   static func session(storage: FlakyStorage, refresher: ScriptedRefresher, clock: TestClock) -> AccountSession {
     AccountSession(
       records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
-      logger: DiscardingLogger(), now: { AccountSessionTests.start }, clock: clock,
+      logger: DiscardingLogger(), clock: clock,
       refresher: { try await refresher.refresh($0) })
   }
 }

@@ -35,7 +35,7 @@ struct SignOutDuringRefreshTests {
   static func session(storage: any TokenStorageAdapter, gate: Gate, revoked: Recorder<String>) -> AccountSession {
     AccountSession(
       records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
-      logger: DiscardingLogger(), now: { AccountSessionTests.start },
+      logger: DiscardingLogger(), clock: TestClock(now: AccountSessionTests.start),
       refresher: { _ in
         await gate.wait()
         return RefreshedTokens(accessToken: "at-1", tokenType: "Bearer", expiresIn: 3600, refreshToken: "rt-1")
@@ -142,7 +142,8 @@ struct SignOutDuringRefreshTests {
     _ = try? await refresh.value
     #expect(try await harness.xid.getSession()?.subject == "bob")
     let relaunched = try Xid(
-      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger), storage: harness.storage)
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger).storing(in: harness.storage)
+    )
     #expect(try await relaunched.getSession()?.subject == "bob")
   }
 }

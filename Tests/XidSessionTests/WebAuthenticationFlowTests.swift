@@ -117,8 +117,8 @@ struct WebAuthenticationFlowTests {
       do { return .success(try await browser.redirect(from: url)) } catch { return .failure(.noCallbackURL) }
     }
     var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
-    configuration.userAgent = FlowUserAgent(flow: flow)
-    let xid = try Xid(configuration: configuration, storage: InMemoryTokenStorage())
+    configuration.parts.userAgent = FlowUserAgent(flow: flow)
+    let xid = try Xid(configuration: configuration.storing(in: InMemoryTokenStorage()))
     let session = try await xid.signIn()
     #expect(session.subject == TestUser.alice.subject)
     #expect(seen.get() == [.customScheme("com.example.app")])
@@ -132,8 +132,8 @@ struct WebAuthenticationFlowTests {
     let storage = InMemoryTokenStorage()
     let flow = WebAuthenticationFlow(httpsCallbackAvailable: true) { _, _ in .failure(.canceledLogin(byTask: false)) }
     var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
-    configuration.userAgent = FlowUserAgent(flow: flow)
-    let xid = try Xid(configuration: configuration, storage: storage)
+    configuration.parts.userAgent = FlowUserAgent(flow: flow)
+    let xid = try Xid(configuration: configuration.storing(in: storage))
     await expectXidError(.userCancelled) { try await xid.signIn() }
     #expect(try storage.keys(withPrefix: "xid.pending.").isEmpty)
     #expect(try await xid.getSession() == nil)

@@ -60,9 +60,9 @@ struct XidFacadeTests {
     let logger = RecordingLogger()
     var configuration = SessionHarness.configuration(
       provider, logger: logger, transport: OpaqueTransport(wrapped: provider.transport))
-    configuration.userAgent = OpaqueUserAgent(wrapped: provider.userAgent)
+    configuration.parts.userAgent = OpaqueUserAgent(wrapped: provider.userAgent)
     let storage = InMemoryTokenStorage()
-    let xid = try Xid(configuration: configuration, storage: storage)
+    let xid = try Xid(configuration: configuration.storing(in: storage))
     let session = try await xid.signIn()
     _ = try await xid.getAccessToken()
     _ = try await xid.userInfo()
@@ -89,7 +89,7 @@ struct XidFacadeTests {
   @Test func offlineAccessIsRejectedWithoutDPoP() throws {
     let provider = try TestProvider()
     var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
-    configuration.scopes = ["openid", "offline_access"]
+    configuration.identity.scopes = ["openid", "offline_access"]
     let error = expectXidError(.invalidConfiguration) { try configuration.validate() }
     #expect(error?.reason.contains("offline_access") == true)
   }
@@ -98,7 +98,7 @@ struct XidFacadeTests {
     let provider = try TestProvider()
     let logger = RecordingLogger()
     var configuration = SessionHarness.configuration(provider, logger: logger)
-    configuration.clientId = ""
+    configuration.identity.clientId = ""
     let xid = Xid()
     xid.configure(options: configuration)
     #expect(logger.messages.contains { $0.contains("not valid") && $0.contains("client identifier") })
@@ -112,7 +112,7 @@ struct XidFacadeTests {
     let harness = try SessionHarness()
     try await harness.xid.signIn()
     var broken = SessionHarness.configuration(harness.provider, logger: harness.logger)
-    broken.redirectUri = URL(string: "http://example.com/callback")!
+    broken.identity.redirectUri = URL(string: "http://example.com/callback")!
     harness.xid.configure(options: broken)
     #expect(harness.xid.configurationError?.code == .invalidConfiguration)
     #expect(harness.logger.messages.contains { $0.contains("previous configuration stays in use") })

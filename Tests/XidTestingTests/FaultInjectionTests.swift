@@ -112,9 +112,10 @@ struct FaultInjectionTests {
     let provider = try TestProvider()
     let client = try OpenIDClient(
       configuration: XidConfiguration(
-        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-        requestTimeout: .seconds(20)),
-      transport: provider.transport, clock: provider.clock)
+        identity: ClientIdentity(
+          issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+        policy: SessionPolicy(requestTimeout: .seconds(20))
+      ).using(transport: provider.transport, clock: provider.clock))
     await provider.injectFault(.timeout(after: .seconds(21)), at: .discovery)
     let error = await #expect(throws: XidError.self) { try await client.metadata() }
     #expect(error?.code == .networkFailure)

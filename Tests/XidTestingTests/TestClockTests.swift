@@ -4,6 +4,34 @@ import XidCore
 import XidTesting
 
 struct TestClockTests {
+  @Test func passingTimeMovesTheWallClockAndTheMonotonicReadingTogether() async throws {
+    let clock = TestClock()
+    let (wall, monotonic) = (clock.now, clock.monotonicNow)
+    clock.advance(by: .seconds(90))
+    try await clock.sleep(for: .seconds(10))
+    #expect(clock.now.timeIntervalSince(wall) == 100)
+    #expect(clock.monotonicNow - monotonic == .seconds(100))
+  }
+
+  @Test func settingTheWallClockLeavesTheMonotonicReadingWhereItIs() {
+    let clock = TestClock()
+    let monotonic = clock.monotonicNow
+    clock.set(to: clock.now.addingTimeInterval(-3600))
+    clock.advance(by: .seconds(-60))
+    clock.set(to: clock.now.addingTimeInterval(86_400))
+    #expect(clock.monotonicNow == monotonic)
+  }
+
+  @Test func theSystemClocksMonotonicReadingNeverGoesBack() {
+    let clock = SystemClock()
+    var last = clock.monotonicNow
+    for _ in 0..<1000 {
+      let next = clock.monotonicNow
+      #expect(next >= last)
+      last = next
+    }
+  }
+
   @Test func aDeadlineIsReachedOnlyWhenTheTestMovesTheClock() async throws {
     let clock = TestClock()
     let deadline = clock.now.addingTimeInterval(30)

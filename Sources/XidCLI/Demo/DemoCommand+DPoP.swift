@@ -9,12 +9,15 @@ extension DemoCommand {
     await provider.updateConfiguration { $0.dpop.requiresNonce = true }
     defer { Task { await provider.updateConfiguration { $0.dpop.requiresNonce = false } } }
     var configuration = XidConfiguration(
-      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirectUri,
-      scopes: ["openid", "profile", "offline_access"], account: "dpop", transport: URLSessionTransport(),
-      logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error), clock: provider.clock,
-      userAgent: provider.userAgent)
+      identity: ClientIdentity(
+        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirectUri,
+        scopes: ["openid", "profile", "offline_access"], account: "dpop"),
+      parts: SessionParts(
+        transport: URLSessionTransport(), clock: provider.clock, userAgent: provider.userAgent,
+        logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error)))
     configuration.usesDPoP = true
-    let xid = try Xid(configuration: configuration, storage: storage)
+    configuration.parts.storage = storage
+    let xid = try Xid(configuration: configuration)
     let url = provider.url(for: .resource)
 
     section(number, "DPoP (RFC 9449): the tokens bound to a key of this machine")

@@ -39,12 +39,14 @@ struct DemoCommand {
     let storage = try FileTokenStorage(directory: storageDirectory)
     let redirectUri = TestClient.example.redirectURIs.first { $0.scheme == "http" }!
     let browser = DemoBrowser(console: console)
-    let configuration = XidConfiguration(
-      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirectUri,
-      transport: URLSessionTransport(),
-      logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error),
-      clock: provider.clock, userAgent: LoopbackUserAgent(browser: browser.launcher, timeout: .seconds(30)))
-    let xid = try Xid(configuration: configuration, storage: storage)
+    var configuration = XidConfiguration(
+      identity: ClientIdentity(issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: redirectUri),
+      parts: SessionParts(
+        transport: URLSessionTransport(), clock: provider.clock,
+        userAgent: LoopbackUserAgent(browser: browser.launcher, timeout: .seconds(30)),
+        logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error)))
+    configuration.parts.storage = storage
+    let xid = try Xid(configuration: configuration)
 
     section(1, "The provider")
     let algorithm = await provider.configuration.signingAlgorithm

@@ -74,10 +74,14 @@ struct CLIContext: Sendable {
       throw CommandFailure(.failure, "the profile's issuer \"\(profile.issuer)\" is not a URL")
     }
     var configuration = XidConfiguration(
-      issuer: issuer, clientId: profile.clientId, redirectUri: profile.redirectUri, scopes: profile.scopes,
-      account: name.value, transport: URLSessionTransport(),
-      logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error), userAgent: userAgent)
+      identity: ClientIdentity(
+        issuer: issuer, clientId: profile.clientId, redirectUri: profile.redirectUri, scopes: profile.scopes,
+        account: name.value),
+      parts: SessionParts(
+        transport: URLSessionTransport(), userAgent: userAgent,
+        logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error)))
     configuration.usesDPoP = profile.usesDPoP
-    return try Xid(configuration: configuration, storage: FileTokenStorage(directory: stateDirectory))
+    configuration.parts.storage = try FileTokenStorage(directory: stateDirectory)
+    return try Xid(configuration: configuration)
   }
 }

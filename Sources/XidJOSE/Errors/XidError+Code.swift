@@ -132,7 +132,7 @@ extension XidError.Code {
   // MARK: - Sessions and refresh
 
   /// The provider refused the refresh token: RFC 6749 `invalid_grant`, or an equivalent that an option
-  /// of `XidConfiguration.providerQuirks` accepts (such as glewlwyd's empty HTTP 400). Xid turns it
+  /// of `XidConfiguration.policy.providerQuirks` accepts (such as glewlwyd's empty HTTP 400). Xid turns it
   /// into ``sessionExpired`` unless another process already rotated the token.
   public static let refreshRefused = Self("refreshRefused")
   /// The provider ended the session: the refresh token was refused and no other process holds a newer

@@ -7,9 +7,18 @@ import Foundation
 /// another process's lock) end when ``sleep(until:)`` returns. Apps use ``SystemClock``; tests put in
 /// a clock whose `sleep(for:)` returns at once and moves its `now` forward, and whose
 /// `sleep(until:)` returns when the test moves it past the deadline.
+///
+/// Two readings: ``now``, the wall clock, for what the provider stamps (token expiry, `iat`, `exp`),
+/// and ``monotonicNow``, for how long something has lasted in this process. Setting the device's
+/// clock moves the first, never the second.
 public protocol XidClock: Sendable {
   /// The current wall-clock time.
   var now: Date { get }
+  /// A monotonic reading: it never goes back, counts while the device sleeps, and does not move when
+  /// the wall clock is set. Only differences between two readings mean anything; use it to measure
+  /// how long something lasted in this process (time in the background, a wait), never for a time a
+  /// server stamps.
+  var monotonicNow: ContinuousClock.Instant { get }
   /// Waits `duration`, or less if the task is cancelled.
   ///
   /// - Throws: `CancellationError` when the task is cancelled while it waits.
@@ -42,6 +51,9 @@ public struct SystemClock: XidClock {
 
   /// `Date()`.
   public var now: Date { Date() }
+
+  /// `ContinuousClock.now`.
+  public var monotonicNow: ContinuousClock.Instant { ContinuousClock.now }
 
   /// Waits with `Task.sleep`, which ends early with `CancellationError` when the task is cancelled.
   public func sleep(for duration: Duration) async throws {

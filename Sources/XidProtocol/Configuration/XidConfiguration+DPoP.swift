@@ -3,13 +3,14 @@ extension XidConfiguration {
   /// on, since a long-lived session is only safe when a stolen token is useless without this device's
   /// key. Each element is split at whitespace, so `"openid offline_access"` is checked too.
   ///
-  /// ``validate()`` calls it on the configuration's scopes. ``OpenIDClient`` checks the final `scope`
+  /// ``validate()`` calls it on the identity's scopes. ``OpenIDClient`` checks the final `scope`
   /// of every request it sends the same way (authorization, pushed, device authorization and refresh
   /// requests), before the request, whatever the scopes came from.
   ///
   /// - Throws: ``XidError/Code/invalidConfiguration`` for `offline_access` without DPoP.
   public func checkScopes(_ scopes: [String]) throws {
-    try checkRequestScope(scopes.joined(separator: " "), of: "XidConfiguration.scopes", from: "XidConfiguration.scopes")
+    try checkRequestScope(
+      scopes.joined(separator: " "), of: "XidConfiguration.identity.scopes", from: "XidConfiguration.identity.scopes")
   }
 
   /// Checks the `scope` parameter a request is about to send, exactly as it will be sent, split at

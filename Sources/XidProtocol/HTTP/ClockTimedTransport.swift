@@ -1,7 +1,7 @@
 import Foundation
 
 /// A transport that gives up on a request when the configured clock reaches its deadline
-/// (``XidConfiguration/requestTimeout``): the answer that never comes ends as a
+/// (``SessionPolicy/requestTimeout``): the answer that never comes ends as a
 /// ``XidError/Code/networkFailure``, whatever the transport underneath does.
 ///
 /// The deadline is read on the configuration's ``XidClock``, so a test that moves its clock makes a

@@ -24,7 +24,7 @@ public enum XidLogLevel: Int, Sendable, Hashable, Comparable, CustomStringConver
   }
 }
 
-/// Receives Xid's log messages. Install your own with ``XidConfiguration/logger`` to route them to
+/// Receives Xid's log messages. Install your own with ``SessionParts/logger`` to route them to
 /// your logging system.
 ///
 /// Messages are written by Xid and never contain a token, authorization code, PKCE verifier, key or

@@ -9,7 +9,7 @@
 /// `XidApple` provides the two iOS ones: `ProcessExpiringActivity`
 /// (`ProcessInfo.performExpiringActivity`, safe in app extensions, the default on iOS) and
 /// `BackgroundTaskActivity` (`UIApplication.beginBackgroundTask`, for apps, from closures the app
-/// provides). Set one with ``XidConfiguration/backgroundActivity``.
+/// provides). Set one with ``SessionParts/backgroundActivity``.
 public protocol BackgroundActivity: Sendable {
   /// Begins an activity called `name`.
   ///

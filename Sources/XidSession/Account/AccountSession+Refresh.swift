@@ -45,7 +45,7 @@ extension AccountSession {
       }
       unsaved = nil
     }
-    let usable = stored.hasUsableAccessToken(at: now(), leeway: expiryLeeway)
+    let usable = stored.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway)
     if usable && (!force || stored.version > seenVersion) {
       logger.log(.debug, category: "refresh", "using tokens another process refreshed (version \(stored.version))")
       cached.set(stored)
@@ -84,7 +84,7 @@ extension AccountSession {
       try endForeign(
         foreign, refreshToken: opened.refreshToken, tokens: tokens, key: slot.key, tenure: tenure, drop: drop)
     }
-    let next = try await sealedForStorage(opened.refreshed(with: tokens, at: now()), newKey: false)
+    let next = try await sealedForStorage(opened.refreshed(with: tokens, at: clock.now), newKey: false)
     do {
       try await saveHoldingLock(next, at: slot.key, tenure: tenure)
     } catch {
@@ -117,13 +117,13 @@ extension AccountSession {
   ///
   /// A write that fails is tried again after a pause on the configuration's clock, doubling from
   /// ``firstSavePause`` to at most a second, for at most ``saveAttempts`` writes within
-  /// ``saveRetryWindow`` (shorter than the default ``XidConfiguration/refreshLockTimeout``, so that the
+  /// ``saveRetryWindow`` (shorter than the default ``SessionPolicy/refreshLockTimeout``, so that the
   /// processes waiting for the lock get the saved tokens). It stops early when the background time
   /// ends or the refresh is cancelled.
   ///
   /// - Throws: the last write's error, or the cancellation's; the caller keeps the tokens in memory.
   private func saveHoldingLock(_ record: TokenRecord, at key: String?, tenure: AccountTenure) async throws {
-    let deadline = now().addingTimeInterval(Self.saveRetryWindow.timeInterval)
+    let deadline = clock.now.addingTimeInterval(Self.saveRetryWindow.timeInterval)
     var pause = Self.firstSavePause
     var attempt = 1
     while true {
@@ -134,7 +134,7 @@ extension AccountSession {
       } catch {
         let code = (error as? XidError)?.code.rawValue ?? "an error"
         guard !tenure.hasExpired, !Task.isCancelled, attempt < Self.saveAttempts,
-          now().addingTimeInterval(pause.timeInterval) <= deadline
+          clock.now.addingTimeInterval(pause.timeInterval) <= deadline
         else { throw error }
         logger.log(
           .notice, category: "refresh",
@@ -202,7 +202,7 @@ extension AccountSession {
       throw XidError(.signInRequired, "the user signed out while the tokens were being refreshed; call signIn()")
     }
     cached.set(latest)
-    if latest.hasUsableAccessToken(at: now(), leeway: expiryLeeway) { return latest }
+    if latest.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway) { return latest }
     guard attempts > 1 else {
       throw XidError(
         .storageFailure, "the stored session kept changing while it was being refreshed; nothing was lost, try again")

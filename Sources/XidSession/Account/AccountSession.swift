@@ -38,8 +38,8 @@ actor AccountSession {
   let refresher: Refresher
   let revoker: @Sendable (_ refreshToken: String) async -> Void
   let logger: any XidLogger
-  let now: @Sendable () -> Date
-  /// Waits between the attempts to save refreshed tokens: the configuration's clock.
+  /// The configuration's clock: the time of expiry checks, and the waits between the attempts to
+  /// save refreshed tokens.
   let clock: any XidClock
   let expiryLeeway: TimeInterval
   /// Seals the refresh token when its protection is configured (``PresenceOptions/refreshTokenProtection``).
@@ -67,17 +67,15 @@ actor AccountSession {
 
   init(
     records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, activity: (any BackgroundActivity)? = nil,
-    expiryLeeway: TimeInterval, logger: any XidLogger, now: @escaping @Sendable () -> Date,
-    clock: (any XidClock)? = nil, refresher: @escaping Refresher,
+    expiryLeeway: TimeInterval, logger: any XidLogger, clock: any XidClock, refresher: @escaping Refresher,
     revoker: @escaping @Sendable (_ refreshToken: String) async -> Void = { _ in },
     vault: RefreshTokenVault? = nil
   ) {
     self.records = records
     self.lock = AccountLock(file: lock, timeout: lockTimeout, activity: activity, clock: clock)
-    self.clock = clock ?? SystemClock()
+    self.clock = clock
     self.expiryLeeway = expiryLeeway
     self.logger = logger
-    self.now = now
     self.refresher = refresher
     self.vault = vault
     self.revoker = revoker
@@ -85,7 +83,8 @@ actor AccountSession {
 
   /// The in-memory record when its access token is still usable: no actor hop, no I/O.
   nonisolated func usableRecordFromMemory() -> TokenRecord? {
-    guard !savePending.get(), let record = cached.get(), record.hasUsableAccessToken(at: now(), leeway: expiryLeeway)
+    guard !savePending.get(), let record = cached.get(),
+      record.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway)
     else { return nil }
     return record
   }
@@ -101,7 +100,7 @@ actor AccountSession {
     let snapshot = cached.snapshot()
     guard snapshot.record == nil, let record = try? records.read().record else { return nil }
     cached.fill(record, ifUnchangedSince: snapshot.generation)
-    return record.hasUsableAccessToken(at: now(), leeway: expiryLeeway) ? record : nil
+    return record.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway) ? record : nil
   }
 
   /// The stored record, read once per process and then kept in memory; `nil` when signed out (read
@@ -123,7 +122,7 @@ actor AccountSession {
     guard let current = try record() else {
       throw XidError(.signInRequired, "no user is signed in for this account; call signIn()")
     }
-    if !force && current.hasUsableAccessToken(at: now(), leeway: expiryLeeway) {
+    if !force && current.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway) {
       if unsaved != nil { saveUnsavedSoon(version: current.version) }
       return current
     }
@@ -143,8 +142,8 @@ actor AccountSession {
   /// for it. The refresh path saves them first (or drops them when the session was signed out or
   /// replaced meanwhile), and sends nothing while the access token is usable.
   private func saveUnsavedSoon(version: Int64) {
-    guard inFlight == nil, now() >= nextSaveAttempt else { return }
-    nextSaveAttempt = now().addingTimeInterval(1)
+    guard inFlight == nil, clock.now >= nextSaveAttempt else { return }
+    nextSaveAttempt = clock.now.addingTimeInterval(1)
     let canceller = AccountCanceller()
     let task = Task { try await self.refreshUnderLock(seenVersion: version, force: false, canceller: canceller) }
     canceller.set { task.cancel() }

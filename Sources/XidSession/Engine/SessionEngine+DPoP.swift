@@ -30,7 +30,7 @@ extension SessionEngine {
       try await presence.prepareToSign(with: key.key)
       let proof = try key.proof(
         method: method, url: url, accessToken: record.accessToken, nonce: dpopNonces.nonce(for: url),
-        now: configuration.clock.now)
+        now: configuration.parts.clock.now)
       return ["Authorization": "DPoP " + record.accessToken, "DPoP": proof]
     }
   }
@@ -70,10 +70,10 @@ extension SessionEngine {
     else { return }
     let what = "the refresh token of the session the sign-in replaced"
     if await Self.revokeBestEffort(
-      refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, with: client, logger: configuration.logger,
+      refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, with: client, logger: configuration.parts.logger,
       category: "sign-in", naming: what)
     {
-      configuration.logger.log(.info, category: "sign-in", "revoked \(what)")
+      configuration.parts.logger.log(.info, category: "sign-in", "revoked \(what)")
     }
   }
 
@@ -126,7 +126,7 @@ extension SessionEngine {
       if let key {
         let proof = try key.proof(
           method: request.method, url: request.url, accessToken: record.accessToken,
-          nonce: dpopNonces.nonce(for: request.url), now: configuration.clock.now)
+          nonce: dpopNonces.nonce(for: request.url), now: configuration.parts.clock.now)
         authorized = request.authorized(with: record.accessToken, dpopProof: proof)
       } else {
         authorized = request.authorized(with: record.accessToken)
@@ -137,13 +137,14 @@ extension SessionEngine {
       guard response.status == 401, sends < 3 else { return response }
       if learnt, !retriedWithNonce, response.asksForDPoPNonce {
         retriedWithNonce = true
-        configuration.logger.log(.info, category: "request", "the server asked for a DPoP nonce; sending once more")
+        configuration.parts.logger.log(
+          .info, category: "request", "the server asked for a DPoP nonce; sending once more")
         continue
       }
       let asksForToken = key != nil ? response.asksForNewDPoPToken : response.invalidTokenChallenge
       guard asksForToken, !refreshed else { return response }
       refreshed = true
-      configuration.logger.log(.info, category: "request", "the server refused the access token; refreshing once")
+      configuration.parts.logger.log(.info, category: "request", "the server refused the access token; refreshing once")
       record = try await usableRecord(forceRefresh: true)
     }
   }

@@ -109,7 +109,7 @@ extension SessionEngine {
     // (the stricter mode) might: such tokens are not revoked. They are bound to that key, which is
     // deleted, so no one can use them.
     if key?.key is PresenceDPoPKey {
-      configuration.logger.log(
+      configuration.parts.logger.log(
         .info, category: "sign-in", "the tokens that could not be stored are not revoked: their DPoP key needs the user"
       )
       return false
@@ -117,7 +117,7 @@ extension SessionEngine {
     let tokens: [(String?, TokenTypeHint)] = [(record.refreshToken, .refreshToken), (record.accessToken, .accessToken)]
     for case let (token?, hint) in tokens {
       await Self.revokeBestEffort(
-        token, hint: hint, dpopKey: key?.key, with: client, logger: configuration.logger, category: "sign-in",
+        token, hint: hint, dpopKey: key?.key, with: client, logger: configuration.parts.logger, category: "sign-in",
         naming: "a token that could not be stored")
     }
     return true

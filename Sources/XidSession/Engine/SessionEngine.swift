@@ -8,7 +8,8 @@ import Foundation
 /// the network:
 ///
 /// ```swift
-/// let engine = try SessionEngine(configuration: configuration, storage: try FileTokenStorage())
+/// configuration.parts.storage = try FileTokenStorage()
+/// let engine = try SessionEngine(configuration: configuration)
 /// let token = try await engine.accessToken()   // the stored token while it is valid
 /// ```
 public actor SessionEngine {
@@ -27,29 +28,35 @@ public actor SessionEngine {
   let presence: PresenceCoordinator
   private var signInInProgress = false
 
-  /// Creates the engine for `configuration`, keeping its state in `storage`. Nothing is read or sent
-  /// until a method needs it.
+  /// Creates the engine for `configuration`, keeping its state in the configuration's storage
+  /// (``SessionParts/storage``). Nothing is read or sent until a method needs it.
   ///
-  /// - Throws: ``XidError/Code/invalidConfiguration`` (see ``XidConfiguration/validate()``).
-  public init(configuration: XidConfiguration, storage: any TokenStorageAdapter) throws {
+  /// - Throws: ``XidError/Code/invalidConfiguration`` (see ``XidConfiguration/validate()``, and for a
+  ///   configuration without storage).
+  public init(configuration: XidConfiguration) throws {
     try configuration.validate()
-    let transport = configuration.transport ?? UnavailableTransport()
+    guard let storage = configuration.parts.storage else {
+      throw XidError(
+        .invalidConfiguration,
+        "no token storage is configured: set XidConfiguration.parts.storage, or use the Xid module, which supplies the platform's"
+      )
+    }
+    let parts = configuration.parts
+    let policy = configuration.policy
+    let identity = configuration.identity
     let key = TokenRecord.storageKey(
-      issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
-      account: configuration.account)
+      issuer: identity.issuerIdentifier, clientId: identity.clientId, account: identity.account)
     let dpopNonces = DPoPNonceCache(
-      storage: storage, key: DPoPNonceCache.storageKey(accountKey: key), logger: configuration.logger)
-    let client = try OpenIDClient(
-      configuration: configuration, transport: transport, clock: configuration.clock, dpopNonces: dpopNonces)
-    let clock = configuration.clock
-    let presence = try PresenceCoordinator(options: configuration.presence, accountKey: key, clock: clock)
+      storage: storage, key: DPoPNonceCache.storageKey(accountKey: key), logger: parts.logger)
+    let client = try OpenIDClient(configuration: configuration, dpopNonces: dpopNonces)
+    let presence = try PresenceCoordinator(options: policy.presence, accountKey: key, clock: parts.clock)
     let dpopKeys = DPoPKeyStore(
-      storage: storage, factory: configuration.dpopKeyFactory, logger: configuration.logger,
+      storage: storage, factory: parts.dpopKeyFactory, logger: parts.logger,
       presenceKeys: presence.keyStore, protection: presence.dpopKeyProtection)
     self.presence = presence
     self.configuration = configuration
     self.client = client
-    self.transport = transport
+    self.transport = parts.transport ?? UnavailableTransport()
     self.storage = storage
     self.dpopKeys = dpopKeys
     self.dpopNonces = dpopNonces
@@ -59,16 +66,13 @@ public actor SessionEngine {
     self.pending = PendingAuthorizationStore(
       storage: storage, accountKey: key,
       lock: AccountLock(
-        file: lock, timeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity,
-        clock: configuration.clock),
-      logger: configuration.logger, dpopKeys: dpopKeys)
-    let owner = RecordOwner(
-      issuer: configuration.issuerIdentifier, clientId: configuration.clientId, account: configuration.account)
+        file: lock, timeout: policy.refreshLockTimeout, activity: parts.backgroundActivity, clock: parts.clock),
+      logger: parts.logger, dpopKeys: dpopKeys)
+    let owner = RecordOwner(issuer: identity.issuerIdentifier, clientId: identity.clientId, account: identity.account)
     self.account = AccountSession(
-      records: AccountRecordStore(storage: storage, owner: owner, logger: configuration.logger), lock: lock,
-      lockTimeout: configuration.refreshLockTimeout, activity: configuration.backgroundActivity,
-      expiryLeeway: configuration.expiryLeeway.timeInterval,
-      logger: configuration.logger, now: { clock.now }, clock: clock,
+      records: AccountRecordStore(storage: storage, owner: owner, logger: parts.logger), lock: lock,
+      lockTimeout: policy.refreshLockTimeout, activity: parts.backgroundActivity,
+      expiryLeeway: policy.expiryLeeway.timeInterval, logger: parts.logger, clock: parts.clock,
       refresher: { record in
         try await PresenceScope.run {
           let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
@@ -76,11 +80,11 @@ public actor SessionEngine {
           return try await Self.refresh(record, with: client, key: key)
         }
       },
-      revoker: { refreshToken in await Self.revokeDropped(refreshToken, with: client, logger: configuration.logger) },
+      revoker: { refreshToken in await Self.revokeDropped(refreshToken, with: client, logger: parts.logger) },
       vault: presence.vault)
   }
 
-  private var logger: any XidLogger { configuration.logger }
+  private var logger: any XidLogger { configuration.parts.logger }
 
   // MARK: - Sign-in
 
@@ -102,7 +106,7 @@ public actor SessionEngine {
   private func signIn(checked options: SignInOptions, userAgent: any AuthorizationUserAgent) async throws
     -> XidSession
   {
-    let agent = try await userAgent.prepare(redirectUri: configuration.redirectUri)
+    let agent = try await userAgent.prepare(redirectUri: configuration.identity.redirectUri)
     var options = options
     options.redirectUri = agent.redirectUri
     do {
@@ -139,7 +143,7 @@ public actor SessionEngine {
         try await presence.prepareToSign(with: key?.key)
       }
       let request = try await client.makeAuthorizationRequest(options, dpopKey: key?.key)
-      try await pending.save(request.pending, now: configuration.clock.now)
+      try await pending.save(request.pending, now: configuration.parts.clock.now)
       return request
     } catch {
       if let key { dpopKeys.delete(thumbprint: key.thumbprint) }
@@ -157,7 +161,7 @@ public actor SessionEngine {
   }
 
   private func handleRedirectInCall(url: URL) async throws -> XidSession {
-    let candidates = try await pending.all(now: configuration.clock.now)
+    let candidates = try await pending.all(now: configuration.parts.clock.now)
     guard let matched = PendingAuthorization.matching(callbackURL: url, in: candidates) else {
       // Let the engine produce the precise error (missing state, unknown state, provider error).
       _ = try await client.parseRedirect(url: url, pending: candidates)
@@ -187,8 +191,9 @@ public actor SessionEngine {
     let record = TokenRecord(
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: result.idToken.compact, scopes: tokens.scope ?? matched.scopes,
-      issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
-      account: configuration.account, signInID: try TokenRecord.newSignInID(), pinnedIssuer: result.idToken.issuer,
+      issuer: configuration.identity.issuerIdentifier, clientId: configuration.identity.clientId,
+      account: configuration.identity.account, signInID: try TokenRecord.newSignInID(),
+      pinnedIssuer: result.idToken.issuer,
       pinnedSubject: result.idToken.subject, dpopKeyThumbprint: key?.thumbprint)
     try await store(record)
     presence.didSignIn()
@@ -226,8 +231,9 @@ public actor SessionEngine {
     let record = TokenRecord(
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: result.idToken?.compact ?? tokens.idToken,
-      scopes: tokens.scope ?? authorization.scopes, issuer: configuration.issuerIdentifier,
-      clientId: configuration.clientId, account: configuration.account, signInID: try TokenRecord.newSignInID(),
+      scopes: tokens.scope ?? authorization.scopes, issuer: configuration.identity.issuerIdentifier,
+      clientId: configuration.identity.clientId, account: configuration.identity.account,
+      signInID: try TokenRecord.newSignInID(),
       pinnedIssuer: result.idToken?.issuer, pinnedSubject: result.idToken?.subject,
       dpopKeyThumbprint: key?.thumbprint)
     try await store(record)
@@ -416,7 +422,7 @@ public actor SessionEngine {
     // The provider has spent the old refresh token: whatever the check finds, the new one is kept
     // (the answer may pass later) or revoked (it is foreign), never thrown away.
     switch await RefreshIdentity(record: record).checkOrClassify(
-      idToken, accessToken: tokens.accessToken, client: client, logger: client.configuration.logger)
+      idToken, accessToken: tokens.accessToken, client: client, logger: client.configuration.parts.logger)
     {
     case .success(let validated?):
       refreshed.idToken = validated.compact
@@ -429,15 +435,5 @@ public actor SessionEngine {
       refreshed.foreign = error
     }
     return refreshed
-  }
-}
-
-/// The transport of a configuration that has none: every request fails with what to do.
-private struct UnavailableTransport: HTTPTransport {
-  func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    throw XidError(
-      .invalidConfiguration,
-      "no HTTP transport is configured: set XidConfiguration.transport, or use the Xid module, which supplies URLSessionTransport"
-    )
   }
 }

@@ -12,7 +12,8 @@ import XidCore
 /// let user = FakePresenceAuthorizer()
 /// var configuration = XidConfiguration(…)
 /// configuration.presence = PresenceOptions(sessionLock: .deviceOwner, authorizer: user)
-/// let xid = try Xid(configuration: configuration, storage: InMemoryTokenStorage())
+/// configuration.parts.storage = InMemoryTokenStorage()
+/// let xid = try Xid(configuration: configuration)
 ///
 /// user.deny()
 /// await #expect(throws: XidError.self) { try await xid.unlock(localizedReason: "Unlock") }

@@ -51,8 +51,8 @@ struct Stage: Sendable {
     let client = try OpenIDClient(
       configuration: XidConfiguration(
         issuer: provider.issuer, clientId: TestClient.example.id,
-        redirectUri: URL(string: "com.example.app:/callback")!, scopes: scopes),
-      transport: transport, clock: clock)
+        redirectUri: URL(string: "com.example.app:/callback")!, scopes: scopes
+      ).using(transport: transport, clock: clock))
     return Stage(
       provider: provider, client: client, clock: clock, transport: transport, browser: TestBrowser(transport: transport)
     )

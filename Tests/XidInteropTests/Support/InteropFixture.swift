@@ -34,20 +34,21 @@ struct InteropFixture {
     storage = try FileTokenStorage(directory: directory.url.appendingPathComponent("state", isDirectory: true))
     user = GlewlwydUser(glewlwyd)
     exchanges = RecordingTransport(URLSessionTransport())
+    // glewlwyd answers a dead refresh token with an empty 400 (the policy's provider quirk).
     var configuration = XidConfiguration(
-      issuer: self.issuer, clientId: self.clientId, redirectUri: redirectUri ?? environment.redirectUri,
-      scopes: ["openid", "profile", "email"] + (dpop ? ["offline_access"] : []),
-      postLogoutRedirectUri: environment.postLogoutRedirectUri, expiryLeeway: expiryLeeway,
-      transport: exchanges, logger: logger, userAgent: userAgent ?? user,
-      // glewlwyd answers a dead refresh token with an empty 400.
-      providerQuirks: [.emptyBadRequestIsInvalidGrant])
+      identity: ClientIdentity(
+        issuer: self.issuer, clientId: self.clientId, redirectUri: redirectUri ?? environment.redirectUri,
+        scopes: ["openid", "profile", "email"] + (dpop ? ["offline_access"] : []),
+        postLogoutRedirectUri: environment.postLogoutRedirectUri),
+      policy: SessionPolicy(expiryLeeway: expiryLeeway, providerQuirks: [.emptyBadRequestIsInvalidGrant]),
+      parts: SessionParts(transport: exchanges, userAgent: userAgent ?? user, logger: logger))
     configuration.usesDPoP = dpop
     self.configuration = configuration
-    xid = try Xid(configuration: configuration, storage: storage)
+    xid = try Xid(configuration: configuration.storing(in: storage))
   }
 
   /// Another Xid over the same storage, as after a relaunch of the app: nothing in memory.
-  func relaunched() throws -> Xid { try Xid(configuration: configuration, storage: storage) }
+  func relaunched() throws -> Xid { try Xid(configuration: configuration.storing(in: storage)) }
 
   // MARK: - The stored record
 

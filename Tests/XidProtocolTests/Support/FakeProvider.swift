@@ -77,7 +77,7 @@ final class FakeProvider: Sendable {
       issuer: URL(string: Self.issuer)!, clientId: Self.clientId, redirectUri: Self.redirectUri,
       scopes: ["profile"])
     configure(&configuration)
-    return try OpenIDClient(configuration: configuration, transport: transport, clock: clock)
+    return try OpenIDClient(configuration: configuration.using(transport: transport, clock: clock))
   }
 
   func on(_ path: String, _ handler: @escaping Handler) {

@@ -50,9 +50,11 @@ final class MatrixWorld: Sendable {
   func makeXid() throws -> Xid {
     try Xid(
       configuration: XidConfiguration(
-        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-        transport: provider.transport, logger: logger, clock: provider.clock, userAgent: provider.userAgent),
-      storage: storage)
+        identity: ClientIdentity(
+          issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+        parts: SessionParts(
+          transport: provider.transport, storage: storage, clock: provider.clock, userAgent: provider.userAgent,
+          logger: logger)))
   }
 
   /// Moves time past the access token's expiry for everyone: the provider and this process at once,

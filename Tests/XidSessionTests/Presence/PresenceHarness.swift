@@ -32,7 +32,7 @@ struct PresenceHarness {
     var configuration = SessionHarness.configuration(provider, logger: logger)
     configuration.usesDPoP = usesDPoP
     configuration.presence = options
-    xid = try Xid(configuration: configuration, storage: storage)
+    xid = try Xid(configuration: configuration.storing(in: storage))
     LeakRegistry.current?.register(provider: provider, logger: logger)
   }
 
@@ -41,7 +41,7 @@ struct PresenceHarness {
     var configuration = SessionHarness.configuration(provider, logger: logger)
     configuration.usesDPoP = usesDPoP
     configuration.presence = options
-    return try Xid(configuration: configuration, storage: storage)
+    return try Xid(configuration: configuration.storing(in: storage))
   }
 
   /// The storage key of the account's token record.

@@ -47,7 +47,7 @@ struct ProtectedDPoPKeyTests {
     let withoutRequirement = expectXidError(.invalidConfiguration) { try configuration.validate() }
     #expect(withoutRequirement?.reason.contains("refreshTokenProtection") == true)
     let engine = expectXidError(.invalidConfiguration) {
-      try SessionEngine(configuration: configuration, storage: InMemoryTokenStorage())
+      try SessionEngine(configuration: configuration.storing(in: InMemoryTokenStorage()))
     }
     #expect(engine != nil)
 

@@ -259,7 +259,7 @@ struct SealedRefreshTokenTests {
       let user = FakePresenceAuthorizer()
       var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
       configuration.presence = PresenceOptions(refreshTokenProtection: .deviceOwner, authorizer: user)
-      let xid = try Xid(configuration: configuration, storage: storage)
+      let xid = try Xid(configuration: configuration.storing(in: storage))
       try await xid.signIn()
       #expect(try storage.keys(withPrefix: "xid.presence-key.").count == 1)
       provider.clock.advance(by: .seconds(301))
@@ -267,7 +267,7 @@ struct SealedRefreshTokenTests {
       #expect(user.prompts == [PresenceOptions.defaultRefreshReason])
 
       configuration.presence.authorizer = nil
-      let unguarded = try Xid(configuration: configuration, storage: storage)
+      let unguarded = try Xid(configuration: configuration.storing(in: storage))
       let error = await expectXidError(.invalidConfiguration) { try await unguarded.getAccessToken() }
       #expect(error?.reason.contains("PresenceOptions.keyStore") == true)
     }
@@ -279,11 +279,11 @@ struct SealedRefreshTokenTests {
     let user = FakePresenceAuthorizer()
     var configuration = SessionHarness.configuration(
       provider, logger: DiscardingLogger(), transport: XidFacadeTests.OpaqueTransport(wrapped: provider.transport))
-    configuration.userAgent = XidFacadeTests.OpaqueUserAgent(wrapped: provider.userAgent)
+    configuration.parts.userAgent = XidFacadeTests.OpaqueUserAgent(wrapped: provider.userAgent)
     configuration.presence = PresenceOptions(
       sessionLock: .deviceOwner, refreshTokenProtection: .biometryCurrentSet, authenticationReuse: .seconds(600),
       authorizer: user, keyStore: SoftwarePresenceKeyStore(storage: storage, authorizer: user))
-    let xid = try Xid(configuration: configuration, storage: storage)
+    let xid = try Xid(configuration: configuration.storing(in: storage))
     try await xid.signIn()
     provider.clock.advance(by: .seconds(301))
     _ = try await xid.getAccessToken()

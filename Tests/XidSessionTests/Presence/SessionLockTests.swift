@@ -281,7 +281,7 @@ struct SessionLockTests {
       let provider = try TestProvider()
       var configuration = SessionHarness.configuration(provider, logger: DiscardingLogger())
       configuration.presence = PresenceOptions(sessionLock: .deviceOwner)
-      let xid = try Xid(configuration: configuration, storage: InMemoryTokenStorage())
+      let xid = try Xid(configuration: configuration.storing(in: InMemoryTokenStorage()))
       let error = await expectXidError(.invalidConfiguration) { try await xid.getAccessToken() }
       #expect(error?.reason.contains("PresenceOptions.authorizer") == true)
     }

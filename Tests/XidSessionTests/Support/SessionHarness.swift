@@ -45,7 +45,7 @@ struct SessionHarness {
     self.provider = provider
     self.storage = storage
     self.logger = logger
-    xid = try Xid(configuration: configuration, storage: storage)
+    xid = try Xid(configuration: configuration.storing(in: storage))
     LeakRegistry.current?.register(provider: provider, logger: logger)
   }
 
@@ -53,9 +53,12 @@ struct SessionHarness {
     _ provider: TestProvider, logger: any XidLogger, transport: (any HTTPTransport)? = nil
   ) -> XidConfiguration {
     XidConfiguration(
-      issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
-      postLogoutRedirectUri: TestClient.example.postLogoutRedirectURIs[0], transport: transport ?? provider.transport,
-      logger: logger, clock: provider.clock, userAgent: provider.userAgent)
+      identity: ClientIdentity(
+        issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
+        postLogoutRedirectUri: TestClient.example.postLogoutRedirectURIs[0]),
+      parts: SessionParts(
+        transport: transport ?? provider.transport, clock: provider.clock, userAgent: provider.userAgent, logger: logger
+      ))
   }
 
   /// The storage key of the account's token record.

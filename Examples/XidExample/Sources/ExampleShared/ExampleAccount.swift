@@ -36,8 +36,9 @@ public enum ExampleAccount {
   /// The configuration for `issuer` in a process of kind `process`.
   public static func configuration(issuer: URL, for process: Process) -> XidConfiguration {
     var configuration = XidConfiguration(
-      issuer: issuer, clientId: clientId, redirectUri: redirectUri, scopes: scopes,
-      postLogoutRedirectUri: postLogoutRedirectUri)
+      identity: ClientIdentity(
+        issuer: issuer, clientId: clientId, redirectUri: redirectUri, scopes: scopes,
+        postLogoutRedirectUri: postLogoutRedirectUri))
     if process == .app {
       configuration.presence = PresenceOptions(
         sessionLock: .biometryWithPasscodeFallback, relockAfterBackground: .seconds(60))

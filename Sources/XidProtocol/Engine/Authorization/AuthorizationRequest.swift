@@ -49,10 +49,10 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
     if let maxAge = options.maxAge, maxAge < .zero {
       throw XidError(.invalidConfiguration, "max_age must not be negative")
     }
-    let scopes = XidConfiguration.withOpenID(options.scopes ?? configuration.scopes)
+    let scopes = ClientIdentity.withOpenID(options.scopes ?? configuration.identity.scopes)
     try configuration.checkRequestScope(
       scopes.joined(separator: " "), of: "the authorization request",
-      from: options.scopes == nil ? "XidConfiguration.scopes" : "SignInOptions.scopes")
+      from: options.scopes == nil ? "XidConfiguration.identity.scopes" : "SignInOptions.scopes")
     return scopes
   }
 
@@ -71,15 +71,15 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
         "the provider does not list PKCE method S256 in code_challenge_methods_supported; Xid requires it")
     }
     let scopes = try checkedScopes(configuration: configuration, options: options)
-    let redirectUri = options.redirectUri ?? configuration.redirectUri
-    try XidConfiguration.validateRedirectURI(redirectUri, purpose: "redirect URI")
+    let redirectUri = options.redirectUri ?? configuration.identity.redirectUri
+    try ClientIdentity.validateRedirectURI(redirectUri, purpose: "redirect URI")
     let pkce = try PKCE()
     let state = Base64URL.encode(try XidCrypto.randomBytes(count: 32))
     let nonce = Base64URL.encode(try XidCrypto.randomBytes(count: 32))
 
     var parameters: [(String, String)] = [
       ("response_type", "code"),
-      ("client_id", configuration.clientId),
+      ("client_id", configuration.identity.clientId),
       ("redirect_uri", redirectUri.absoluteString),
       ("scope", scopes.joined(separator: " ")),
       ("state", state),
@@ -98,7 +98,8 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
     }
     let pending = PendingAuthorization(
       state: state, nonce: nonce, codeVerifier: pkce.verifier, redirectUri: redirectUri, maxAge: options.maxAge,
-      issuer: configuration.issuerIdentifier, clientId: configuration.clientId, scopes: scopes, createdAt: now,
+      issuer: configuration.identity.issuerIdentifier, clientId: configuration.identity.clientId, scopes: scopes,
+      createdAt: now,
       dpopKeyThumbprint: dpopKeyThumbprint)
     return (parameters, pending)
   }

@@ -26,7 +26,7 @@ enum PushedAuthorization {
         .unexpectedResponse, "the \(name) answered without a string \"request_uri\"", httpStatus: response.status)
     }
     return metadata.authorizationEndpoint.appendingQuery([
-      ("client_id", configuration.clientId), ("request_uri", requestURI),
+      ("client_id", configuration.identity.clientId), ("request_uri", requestURI),
     ])
   }
 }

@@ -8,7 +8,8 @@ import Foundation
 /// metadata and keys, cached.
 ///
 /// ```swift
-/// let client = try OpenIDClient(configuration: configuration, transport: URLSessionTransport())
+/// configuration.parts.transport = URLSessionTransport()
+/// let client = try OpenIDClient(configuration: configuration)
 /// let request = try await client.makeAuthorizationRequest()
 /// store(request.pending)                       // until the redirect arrives
 /// open(request.url)
@@ -19,7 +20,7 @@ import Foundation
 public actor OpenIDClient {
   /// The client's configuration.
   public nonisolated let configuration: XidConfiguration
-  /// The clock that gives the time for validation and waits between device polls.
+  /// The configuration's clock, which gives the time for validation and waits between device polls.
   public nonisolated let clock: any XidClock
   /// The servers' latest DPoP nonces, which the proofs of ``XidConfiguration/usesDPoP`` carry.
   public nonisolated let dpopNonces: DPoPNonceCache
@@ -27,32 +28,32 @@ public actor OpenIDClient {
   private let discovery: ProviderDiscovery
   private var keyCache: JWKSCache?
 
-  /// Creates a client.
+  /// Creates a client on the configuration's transport and clock
+  /// (``XidConfiguration/parts``).
   ///
   /// - Parameters:
-  ///   - configuration: the client's configuration.
-  ///   - transport: the HTTP transport every request goes through.
-  ///   - clock: the clock; ``SystemClock`` by default, a controllable one in tests.
+  ///   - configuration: the client's configuration; a configuration without a transport makes a
+  ///     client whose every request fails with ``XidError/Code/invalidConfiguration``.
   ///   - dpopNonces: where DPoP nonces are kept; a new cache in memory by default.
   /// - Throws: ``XidError`` when the configuration is invalid (see ``XidConfiguration/validate()``).
-  public init(
-    configuration: XidConfiguration, transport: any HTTPTransport, clock: any XidClock = SystemClock(),
-    dpopNonces: DPoPNonceCache = DPoPNonceCache()
-  ) throws {
+  public init(configuration: XidConfiguration, dpopNonces: DPoPNonceCache = DPoPNonceCache()) throws {
     try configuration.validate()
     self.configuration = configuration
-    self.clock = clock
+    self.clock = configuration.parts.clock
     self.dpopNonces = dpopNonces
     // Every request to the provider gives up at the configuration's timeout, on the clock.
-    let timed = ClockTimedTransport(base: transport, timeout: configuration.requestTimeout, clock: clock)
+    let timed = ClockTimedTransport(
+      base: configuration.parts.transport ?? UnavailableTransport(), timeout: configuration.policy.requestTimeout,
+      clock: clock)
     self.http = ProtocolHTTP(transport: timed)
     self.discovery = ProviderDiscovery(
-      issuer: configuration.issuer, transport: timed, clock: clock, lifetime: configuration.metadataLifetime)
+      issuer: configuration.identity.issuer, transport: timed, clock: clock,
+      lifetime: configuration.policy.metadataLifetime)
   }
 
   // MARK: - Discovery and keys
 
-  /// The provider's metadata, cached for ``XidConfiguration/metadataLifetime``.
+  /// The provider's metadata, cached for ``SessionPolicy/metadataLifetime``.
   ///
   /// - Parameter forceRefresh: fetch it even if the cached copy is fresh.
   /// - Throws: see ``ProviderDiscovery/metadata(forceRefresh:)``.
@@ -91,8 +92,8 @@ public actor OpenIDClient {
   ) async throws -> IDToken {
     let metadata = try await metadata()
     var validator = IDTokenValidator(
-      issuer: configuration.issuerIdentifier, clientId: configuration.clientId,
-      allowedAlgorithms: try metadata.idTokenSigningAlgorithms(), leeway: configuration.clockSkewLeeway)
+      issuer: configuration.identity.issuerIdentifier, clientId: configuration.identity.clientId,
+      allowedAlgorithms: try metadata.idTokenSigningAlgorithms(), leeway: configuration.policy.clockSkewLeeway)
     validator.checksTimes = checkingTimes
     return try await validator.validate(
       token, purpose: purpose, accessToken: accessToken, authorizationCode: authorizationCode,
@@ -126,7 +127,7 @@ public actor OpenIDClient {
       configuration: configuration, metadata: metadata, options: options, now: clock.now,
       dpopKeyThumbprint: dpopKey?.thumbprint)
     let push = try AuthorizationRequest.shouldPush(
-      metadata: metadata, requested: options.usePushedAuthorization ?? configuration.prefersPushedAuthorization)
+      metadata: metadata, requested: options.usePushedAuthorization ?? configuration.policy.prefersPushedAuthorization)
     let url =
       push
       ? try await PushedAuthorization.push(
@@ -139,7 +140,8 @@ public actor OpenIDClient {
   /// DPoP proof).
   package func willPush(_ options: SignInOptions) async throws -> Bool {
     try AuthorizationRequest.shouldPush(
-      metadata: await metadata(), requested: options.usePushedAuthorization ?? configuration.prefersPushedAuthorization)
+      metadata: await metadata(),
+      requested: options.usePushedAuthorization ?? configuration.policy.prefersPushedAuthorization)
   }
 
   /// Checks a redirect against the pending requests (see ``AuthorizationResponse``) without
@@ -148,7 +150,9 @@ public actor OpenIDClient {
   /// - Throws: see ``AuthorizationResponse/init(callbackURL:pending:requireIssuer:)``.
   public func parseRedirect(url: URL, pending: [PendingAuthorization]) async throws -> AuthorizationResponse {
     let metadata = try await metadata()
-    let ours = pending.filter { $0.issuer == configuration.issuerIdentifier && $0.clientId == configuration.clientId }
+    let ours = pending.filter {
+      $0.issuer == configuration.identity.issuerIdentifier && $0.clientId == configuration.identity.clientId
+    }
     return try AuthorizationResponse(
       callbackURL: url, pending: ours, requireIssuer: metadata.authorizationResponseIssParameterSupported)
   }
@@ -297,8 +301,8 @@ public actor OpenIDClient {
   {
     let metadata = try await metadata()
     return try EndSessionRequest.url(
-      metadata: metadata, clientId: configuration.clientId, idTokenHint: idTokenHint?.compact,
-      postLogoutRedirectUri: postLogoutRedirectUri ?? configuration.postLogoutRedirectUri, state: state)
+      metadata: metadata, clientId: configuration.identity.clientId, idTokenHint: idTokenHint?.compact,
+      postLogoutRedirectUri: postLogoutRedirectUri ?? configuration.identity.postLogoutRedirectUri, state: state)
   }
 
   // MARK: - Device authorization grant
@@ -312,11 +316,11 @@ public actor OpenIDClient {
   ///   ``XidError/Code/invalidConfiguration`` before any request for a scope that asks for
   ///   `offline_access` without DPoP.
   public func startDeviceAuthorization(scopes: [String]? = nil) async throws -> DeviceAuthorization {
-    let requested = XidConfiguration.withOpenID(scopes ?? configuration.scopes)
+    let requested = ClientIdentity.withOpenID(scopes ?? configuration.identity.scopes)
     try configuration.checkRequestScope(
       requested.joined(separator: " "), of: "the device authorization request",
       from: scopes == nil
-        ? "XidConfiguration.scopes"
+        ? "XidConfiguration.identity.scopes"
         : "the scopes passed to signInWithDeviceCode(scopes:) (startDeviceAuthorization(scopes:))")
     let metadata = try await metadata()
     return try await DeviceFlow.start(

@@ -61,7 +61,8 @@ struct ProtocolHTTP: Sendable {
   ) async throws -> HTTPResponse {
     var parameters = parameters
     var headers: HTTPHeaders = [:]
-    configuration.clientAuthentication.apply(clientId: configuration.clientId, to: &parameters, headers: &headers)
+    configuration.identity.clientAuthentication.apply(
+      clientId: configuration.identity.clientId, to: &parameters, headers: &headers)
     let request = HTTPRequest.form(url, parameters, headers: headers)
     let response: HTTPResponse
     if let dpop {
@@ -96,7 +97,7 @@ struct ProtocolHTTP: Sendable {
 
   /// `secrets` and the configured client secret, if any: what error reasons must never show.
   static func secrets(_ secrets: [String], of configuration: XidConfiguration) -> [String] {
-    secrets + [configuration.clientAuthentication.secret].compactMap { $0 }
+    secrets + [configuration.identity.clientAuthentication.secret].compactMap { $0 }
   }
 
   /// The media type of a response, lowercased and without parameters, or `nil` when none was sent.

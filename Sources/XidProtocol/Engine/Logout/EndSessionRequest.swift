@@ -26,7 +26,7 @@ public enum EndSessionRequest {
     if let idTokenHint { parameters.append(("id_token_hint", idTokenHint)) }
     parameters.append(("client_id", clientId))
     if let postLogoutRedirectUri {
-      try XidConfiguration.validateRedirectURI(postLogoutRedirectUri, purpose: "post-logout redirect URI")
+      try ClientIdentity.validateRedirectURI(postLogoutRedirectUri, purpose: "post-logout redirect URI")
       parameters.append(("post_logout_redirect_uri", postLogoutRedirectUri.absoluteString))
     }
     if let state { parameters.append(("state", state)) }

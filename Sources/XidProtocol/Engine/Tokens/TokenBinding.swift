@@ -18,7 +18,7 @@ enum TokenBinding {
       await revoke(tokens, dpop: dpop, configuration: configuration, metadata: metadata, http: http)
       throw XidError(
         .dpopTokenUnbound,
-        "the provider answered a DPoP token request with a \(tokens.tokenType) token, not bound to the key; nothing was stored and the tokens were revoked. Enable DPoP for client \(configuration.clientId) at the provider, or turn usesDPoP off"
+        "the provider answered a DPoP token request with a \(tokens.tokenType) token, not bound to the key; nothing was stored and the tokens were revoked. Enable DPoP for client \(configuration.identity.clientId) at the provider, or turn usesDPoP off"
       )
     case (.dpop, nil):
       await revoke(tokens, dpop: nil, configuration: configuration, metadata: metadata, http: http)

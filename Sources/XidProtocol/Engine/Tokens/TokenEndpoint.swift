@@ -39,7 +39,7 @@ enum TokenEndpoint {
   ///   With `dpop`, the request carries a proof.
   ///
   /// On a refresh (`grant` has `grant_type=refresh_token`), an empty HTTP 400 is
-  /// ``XidError/Code/refreshRefused`` when ``XidConfiguration/providerQuirks`` contains
+  /// ``XidError/Code/refreshRefused`` when ``SessionPolicy/providerQuirks`` contains
   /// ``ProviderQuirks/emptyBadRequestIsInvalidGrant``; otherwise its reason names that option.
   static func request(
     _ grant: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata, http: ProtocolHTTP,
@@ -51,7 +51,7 @@ enum TokenEndpoint {
       secrets: secrets, dpop: dpop
     ) { response, error in
       guard isRefresh, response.status == 400, response.body.isEmpty else { return error }
-      return emptyRefreshRefusal(error, quirks: configuration.providerQuirks)
+      return emptyRefreshRefusal(error, quirks: configuration.policy.providerQuirks)
     }
     let secrets = ProtocolHTTP.secrets(secrets, of: configuration)
     let object = try ProtocolHTTP.jsonObject(response, endpoint: name)
@@ -71,13 +71,13 @@ enum TokenEndpoint {
       return XidError(
         error.code,
         error.reason
-          + "; if this provider answers a dead refresh token this way (glewlwyd does), set XidConfiguration.providerQuirks to [.emptyBadRequestIsInvalidGrant]",
+          + "; if this provider answers a dead refresh token this way (glewlwyd does), set XidConfiguration.policy.providerQuirks to [.emptyBadRequestIsInvalidGrant]",
         httpStatus: error.httpStatus, oauthError: error.oauthError)
     }
     return XidError(
       .refreshRefused,
       error.reason
-        + ", which XidConfiguration.providerQuirks (.emptyBadRequestIsInvalidGrant) reads as a dead refresh token",
+        + ", which XidConfiguration.policy.providerQuirks (.emptyBadRequestIsInvalidGrant) reads as a dead refresh token",
       httpStatus: error.httpStatus)
   }
 }
