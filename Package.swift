@@ -3,8 +3,13 @@ import PackageDescription
 
 // The targets are the architecture (docs/architecture.md): each layer depends only on layers below it.
 //
-//   XidJOSE → XidProtocol → XidDevice → XidSession → XidCore → XidURLSession, XidLoopback, XidApple → Xid
-//     → XidAppIntents, XidTesting → XidCLI
+//   layer 6  XidTool
+//   layer 5  XidCLI, XidAppIntents
+//   layer 4  Xid, XidTesting
+//   layer 3  XidURLSession, XidLoopback, XidApple
+//   layer 2  XidCore (re-exports only) on XidSession on XidDevice on XidProtocol
+//   layer 1  XidJOSE
+//   layer 0  COpenSSL, COpenSSLLoader (Linux only)
 let package = Package(
   name: "Xid",
   platforms: [.iOS(.v16), .macOS(.v13)],
@@ -71,15 +76,17 @@ let package = Package(
         .target(name: "XidLoopback", condition: .when(platforms: [.macOS, .linux])),
       ]
     ),
+    // Layer 4, beside Xid: an OpenID provider in the test process, for Xid's tests and app
+    // developers' own. On the core and the loopback server, not the umbrella.
+    .target(name: "XidTesting", dependencies: ["XidCore", "XidLoopback"]),
     // Layer 5: App Intents support (Apple platforms; empty elsewhere): tokens in `perform()`, and
     // dialogs for the user when there is none.
     .target(name: "XidAppIntents", dependencies: ["Xid"]),
-    // An OpenID provider in the test process, for Xid's tests and app developers' own.
-    .target(name: "XidTesting", dependencies: ["XidCore", "XidLoopback"]),
-    // The `xid` command-line tool: its arguments, commands and output (XidTesting runs `xid demo`'s
-    // provider), and the executable, named XidTool because macOS folders ignore case (Sources/xid
-    // would be Sources/Xid).
+    // Layer 5: the `xid` command-line tool's arguments, commands and output (XidTesting runs `xid
+    // demo`'s provider).
     .target(name: "XidCLI", dependencies: ["Xid", "XidLoopback", "XidTesting"]),
+    // Layer 6: the `xid` executable, named XidTool because macOS folders ignore case (Sources/xid
+    // would be Sources/Xid).
     .executableTarget(name: "XidTool", dependencies: ["XidCLI"]),
     // The seed's sample code, compiled in Swift 5 language mode: the public API stays source-compatible.
     .executableTarget(
@@ -142,6 +149,10 @@ let package = Package(
       name: "XidConformanceTests", dependencies: ["XidCore", "XidURLSession", "XidTesting", "XidTestSupport"]),
     // Depends on XidTool so that SwiftPM builds the `xid` binary the tests run.
     .testTarget(name: "XidCLITests", dependencies: ["XidCLI", "XidTesting", "XidTool", "XidTestSupport"]),
+    // The layering itself, read from the sources (no library dependencies, so it builds at once): no
+    // target holds more than 30% of Sources, no two folders of a core layer use each other's types, and
+    // no layer of the core names a type of a layer above it.
+    .testTarget(name: "XidLayeringTests"),
     // Against a real provider (glewlwyd, scripts/interop); every test is skipped when none is running.
     .testTarget(name: "XidInteropTests", dependencies: ["Xid", "XidRefreshWorker", "XidTestSupport"]),
   ],
