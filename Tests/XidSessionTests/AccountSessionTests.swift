@@ -56,7 +56,7 @@ struct AccountSessionTests {
       records: records(storage),
       lock: lockDirectory.map { FileLock(directory: $0, name: "." + Self.key + ".lock") }, lockTimeout: .seconds(5),
       expiryLeeway: 60, logger: DiscardingLogger(), clock: TestClock(now: start),
-      refresher: { try await refresher.refresh($0) })
+      refresher: ClosureRefresher { try await refresher.refresh($0) })
   }
 
   /// The records of the test account (issuer `https://op.example`, client `c`), under the key

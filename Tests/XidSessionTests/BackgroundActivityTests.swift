@@ -35,12 +35,12 @@ struct BackgroundActivityTests {
 
   static func session(
     storage: any TokenStorageAdapter, lockDirectory: URL, activity: FakeActivity,
-    refresher: @escaping AccountSession.Refresher
+    refresher: @escaping @Sendable (TokenRecord) async throws -> RefreshedTokens
   ) -> AccountSession {
     AccountSession(
       records: AccountSessionTests.records(storage), lock: FileLock(directory: lockDirectory, name: ".test.lock"),
       lockTimeout: .seconds(5), activity: activity, expiryLeeway: 60, logger: DiscardingLogger(),
-      clock: TestClock(now: AccountSessionTests.start), refresher: refresher)
+      clock: TestClock(now: AccountSessionTests.start), refresher: ClosureRefresher(refresher))
   }
 
   /// Waits (generously) until `condition` holds.
@@ -143,7 +143,7 @@ struct BackgroundActivityTests {
     let session = AccountSession(
       records: AccountSessionTests.records(storage), lock: FileLock(directory: temporaryDirectory(), name: ".l"),
       lockTimeout: .seconds(5), activity: NoTimeActivity(), expiryLeeway: 60, logger: DiscardingLogger(),
-      clock: TestClock(now: AccountSessionTests.start), refresher: refresher.refresh)
+      clock: TestClock(now: AccountSessionTests.start), refresher: ClosureRefresher(refresher.refresh))
     await expectXidError(.cancelled) { try await session.validRecord(force: false) }
     #expect(refresher.calls == 0)
   }

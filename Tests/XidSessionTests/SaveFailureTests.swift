@@ -96,7 +96,7 @@ struct SaveFailureTests {
     let session = AccountSession(
       records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
       logger: DiscardingLogger(), clock: TestClock(now: AccountSessionTests.start),
-      refresher: { record in
+      refresher: ClosureRefresher { record in
         await sent.record(record.refreshToken ?? "none")
         return try await refresher.refresh(record)
       })
@@ -135,6 +135,6 @@ struct SaveFailureTests {
     AccountSession(
       records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
       logger: DiscardingLogger(), clock: clock,
-      refresher: { try await refresher.refresh($0) })
+      refresher: ClosureRefresher { try await refresher.refresh($0) })
   }
 }

@@ -36,10 +36,10 @@ struct SignOutDuringRefreshTests {
     AccountSession(
       records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
       logger: DiscardingLogger(), clock: TestClock(now: AccountSessionTests.start),
-      refresher: { _ in
+      refresher: ClosureRefresher(revoking: { await revoked.record($0) }) { _ in
         await gate.wait()
         return RefreshedTokens(accessToken: "at-1", tokenType: "Bearer", expiresIn: 3600, refreshToken: "rt-1")
-      }, revoker: { await revoked.record($0) })
+      })
   }
 
   // MARK: - In one process, at the session

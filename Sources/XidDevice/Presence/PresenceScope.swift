@@ -24,8 +24,10 @@ package final class PresenceScope: Sendable {
   }
 
   /// Runs `body` as one call: in the call under way, or in a new one whose context is invalidated at
-  /// its end.
-  package static func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+  /// its end. `body` runs on the caller's actor, so an actor's method can be one call as it stands.
+  package static func run<T>(
+    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+  ) async throws -> T {
     if current != nil { return try await body() }
     let scope = PresenceScope()
     defer { scope.end() }

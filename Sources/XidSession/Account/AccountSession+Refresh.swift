@@ -59,7 +59,7 @@ extension AccountSession {
     let opened = try await openedForRefresh(stored)
     let tokens: RefreshedTokens
     do {
-      tokens = try await refresher(opened)
+      tokens = try await refresher.refresh(opened)
     } catch let error as XidError where error.endsSession {
       return try await refused(error, refreshToken: refreshToken, tenure: tenure, attempts: attempts, drop: drop)
     }
@@ -214,7 +214,7 @@ extension AccountSession {
   /// Revokes a refresh token a refresh left unused, best effort: no one will ever send it.
   private func revokeDropped(_ token: String?) async {
     guard let token else { return }
-    await revoker(token)
+    await refresher.revokeDropped(token)
   }
 }
 

@@ -1,9 +1,9 @@
 extension AccountSession {
-  /// `record` as it is stored: with a vault, its refresh token sealed (`newKey` at sign-in).
+  /// `record` as it is stored: with a sealer, its refresh token sealed (`newKey` at sign-in).
   func sealedForStorage(_ record: TokenRecord, newKey: Bool) async throws -> TokenRecord {
-    guard let vault, let refreshToken = record.refreshToken else { return record }
+    guard let sealer, let refreshToken = record.refreshToken else { return record }
     var sealed = record
-    let result = try await vault.seal(refreshToken, newKey: newKey)
+    let result = try await sealer.seal(refreshToken, newKey: newKey)
     sealed.sealedRefreshToken = result.text
     // The state belongs to the key: a token sealed again with the same key keeps the record's.
     if result.madeKey { sealed.sealedBiometryState = result.biometryState }
@@ -14,17 +14,17 @@ extension AccountSession {
   /// `record` with its refresh token opened for a refresh: asks the user when it is sealed.
   ///
   /// - Throws: ``XidError/Code/userPresenceRequired`` when this process cannot open it (no
-  ///   protection configured, as in an extension that leaves it to the app), and the vault's errors.
+  ///   protection configured, as in an extension that leaves it to the app), and the sealer's errors.
   func openedForRefresh(_ record: TokenRecord) async throws -> TokenRecord {
     guard let sealed = record.sealedRefreshToken else { return record }
-    guard let vault else {
+    guard let sealer else {
       throw XidError(
         .userPresenceRequired,
         "the refresh token is sealed and needs the user, and this process has no PresenceOptions.refreshTokenProtection; refresh in the app (the access token stays usable until it expires)"
       )
     }
     var opened = record
-    opened.refreshToken = try await vault.open(sealed, biometryState: record.sealedBiometryState)
+    opened.refreshToken = try await sealer.open(sealed, biometryState: record.sealedBiometryState)
     opened.sealedRefreshToken = nil
     return opened
   }
@@ -35,14 +35,14 @@ extension TokenRecord {
   var storedRefreshCredential: String? { refreshToken ?? sealedRefreshToken }
 }
 
-extension PresenceCoordinator {
+extension AccountSession {
   /// The refresh token to revoke at sign-out: the stored one, or the sealed one when a reused
   /// confirmation can open it without asking. A sealed token that cannot be opened is not revoked;
   /// deleting its key makes it unusable anyway.
-  func revocableRefreshToken(of record: TokenRecord?) async -> String? {
+  nonisolated func revocableRefreshToken(of record: TokenRecord?) async -> String? {
     guard let record else { return nil }
     if let refreshToken = record.refreshToken { return refreshToken }
-    guard let sealed = record.sealedRefreshToken, let vault else { return nil }
-    return await vault.openWithoutAsking(sealed)
+    guard let sealed = record.sealedRefreshToken, let sealer else { return nil }
+    return await sealer.openWithoutAsking(sealed)
   }
 }

@@ -31,19 +31,17 @@ struct RefreshedTokens: Sendable {
 ///   process sharing the storage without a lock): a sign-out is never undone and a new sign-in never
 ///   overwritten. The refresh token it drops is revoked, best effort.
 actor AccountSession {
-  typealias Refresher = @Sendable (_ record: TokenRecord) async throws -> RefreshedTokens
-
   let records: AccountRecordStore
   let lock: AccountLock
-  let refresher: Refresher
-  let revoker: @Sendable (_ refreshToken: String) async -> Void
+  /// Refreshes the tokens at the provider, and revokes the refresh tokens a refresh drops.
+  let refresher: any TokenRefreshing
   let logger: any XidLogger
   /// The configuration's clock: the time of expiry checks, and the waits between the attempts to
   /// save refreshed tokens.
   let clock: any XidClock
   let expiryLeeway: TimeInterval
   /// Seals the refresh token when its protection is configured (``PresenceOptions/refreshTokenProtection``).
-  let vault: RefreshTokenVault?
+  let sealer: (any RefreshTokenSealer)?
 
   /// The latest record this process knows, for the synchronous fast paths; `nil` until loaded.
   nonisolated let cached = RecordCache()
@@ -67,9 +65,8 @@ actor AccountSession {
 
   init(
     records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, activity: (any BackgroundActivity)? = nil,
-    expiryLeeway: TimeInterval, logger: any XidLogger, clock: any XidClock, refresher: @escaping Refresher,
-    revoker: @escaping @Sendable (_ refreshToken: String) async -> Void = { _ in },
-    vault: RefreshTokenVault? = nil
+    expiryLeeway: TimeInterval, logger: any XidLogger, clock: any XidClock, refresher: any TokenRefreshing,
+    sealer: (any RefreshTokenSealer)? = nil
   ) {
     self.records = records
     self.lock = AccountLock(file: lock, timeout: lockTimeout, activity: activity, clock: clock)
@@ -77,8 +74,7 @@ actor AccountSession {
     self.expiryLeeway = expiryLeeway
     self.logger = logger
     self.refresher = refresher
-    self.vault = vault
-    self.revoker = revoker
+    self.sealer = sealer
   }
 
   /// The in-memory record when its access token is still usable: no actor hop, no I/O.
@@ -165,7 +161,7 @@ actor AccountSession {
   }
 
   /// Saves a record from a sign-in, replacing this configuration's previous one (also one of a
-  /// format this version cannot read), under the account's lock. With a vault, the refresh token is
+  /// format this version cannot read), under the account's lock. With a sealer, the refresh token is
   /// sealed first, unless it already is (the engine seals a sign-in's record itself, to revoke its
   /// tokens when sealing fails).
   ///

@@ -24,10 +24,10 @@ extension SessionEngine {
     try url.requireSecure(for: "authorized request URL")
     return try await PresenceScope.run {
       let record = try await usableRecord(forceRefresh: forceRefresh)
-      guard let key = try Self.dpopKey(for: record, in: dpopKeys, configuration) else {
+      guard let key = try signer.key(for: record) else {
         return ["Authorization": "Bearer " + record.accessToken]
       }
-      try await presence.prepareToSign(with: key.key)
+      try await signer.ready(key)
       let proof = try key.proof(
         method: method, url: url, accessToken: record.accessToken, nonce: dpopNonces.nonce(for: url),
         now: configuration.parts.clock.now)
@@ -65,13 +65,12 @@ extension SessionEngine {
     if let old = replaced.dpopKeyThumbprint, old != record.dpopKeyThumbprint {
       dpopKeys.delete(thumbprint: old)
     }
-    guard let refreshToken = await presence.revocableRefreshToken(of: replaced),
+    guard let refreshToken = await account.revocableRefreshToken(of: replaced),
       refreshToken != record.refreshToken
     else { return }
     let what = "the refresh token of the session the sign-in replaced"
-    if await Self.revokeBestEffort(
-      refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, with: client, logger: configuration.parts.logger,
-      category: "sign-in", naming: what)
+    if await client.revokeBestEffort(
+      refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, category: "sign-in", naming: what)
     {
       configuration.parts.logger.log(.info, category: "sign-in", "revoked \(what)")
     }
@@ -82,70 +81,47 @@ extension SessionEngine {
     record.dpopKeyThumbprint.map { dpopKeys.binding(thumbprint: $0) }
   }
 
-  /// The key `record`'s tokens are bound to, or `nil` for Bearer tokens.
-  ///
-  /// - Throws: ``XidError/Code/dpopKeyUnavailable`` when the key is missing or another one, and for a
-  ///   Bearer session while ``XidConfiguration/usesDPoP`` is on: its tokens are never sent as Bearer
-  ///   tokens in silence.
-  static func dpopKey(for record: TokenRecord, in keys: DPoPKeyStore, _ configuration: XidConfiguration) throws
-    -> PreparedDPoPKey?
-  {
-    guard let thumbprint = record.dpopKeyThumbprint else {
-      try requireBindingIfDPoP(record, configuration)
-      return nil
-    }
-    return try keys.key(thumbprint: thumbprint)
-  }
-
-  static func requireBindingIfDPoP(_ record: TokenRecord, _ configuration: XidConfiguration) throws {
-    guard configuration.usesDPoP, record.dpopKeyThumbprint == nil else { return }
-    throw XidError(
-      .dpopKeyUnavailable,
-      "the session was signed in without DPoP, which the configuration now requires (usesDPoP); its tokens are not sent as Bearer tokens. Sign the user in again"
-    )
-  }
-
   // MARK: - Authorized requests
 
   /// Sends `request` with the session's token: at most three times, the first try, one retry with a
   /// server's new DPoP nonce and one retry after a refresh.
   nonisolated func sendAuthorized(_ request: HTTPRequest) async throws -> HTTPResponse {
     // One call: in the stricter mode one prompt covers a refresh and every proof of the request.
-    try await PresenceScope.run { try await sendAuthorizedInCall(request) }
-  }
-
-  private nonisolated func sendAuthorizedInCall(_ request: HTTPRequest) async throws -> HTTPResponse {
-    var record = try await usableRecord(forceRefresh: false)
-    var sends = 0
-    var retriedWithNonce = false
-    var refreshed = false
-    while true {
-      let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
-      try await presence.prepareToSign(with: key?.key)
-      let authorized: HTTPRequest
-      if let key {
-        let proof = try key.proof(
-          method: request.method, url: request.url, accessToken: record.accessToken,
-          nonce: dpopNonces.nonce(for: request.url), now: configuration.parts.clock.now)
-        authorized = request.authorized(with: record.accessToken, dpopProof: proof)
-      } else {
-        authorized = request.authorized(with: record.accessToken)
-      }
-      let response = try await transport.send(authorized)
-      sends += 1
-      let learnt = key != nil && dpopNonces.record(response, from: request.url)
-      guard response.status == 401, sends < 3 else { return response }
-      if learnt, !retriedWithNonce, response.asksForDPoPNonce {
-        retriedWithNonce = true
+    try await PresenceScope.run {
+      var record = try await usableRecord(forceRefresh: false)
+      var sends = 0
+      var retriedWithNonce = false
+      var refreshed = false
+      while true {
+        let key = try signer.key(for: record)
+        try await signer.ready(key)
+        let authorized: HTTPRequest
+        if let key {
+          let proof = try key.proof(
+            method: request.method, url: request.url, accessToken: record.accessToken,
+            nonce: dpopNonces.nonce(for: request.url), now: configuration.parts.clock.now)
+          authorized = request.authorized(with: record.accessToken, dpopProof: proof)
+        } else {
+          authorized = request.authorized(with: record.accessToken)
+        }
+        let response = try await transport.send(authorized)
+        sends += 1
+        let learnt = key != nil && dpopNonces.record(response, from: request.url)
+        guard response.status == 401, sends < 3 else { return response }
+        if learnt, !retriedWithNonce, response.asksForDPoPNonce {
+          retriedWithNonce = true
+          configuration.parts.logger.log(
+            .info, category: "request", "the server asked for a DPoP nonce; sending once more")
+          continue
+        }
+        let asksForToken = key != nil ? response.asksForNewDPoPToken : response.invalidTokenChallenge
+        guard asksForToken, !refreshed else { return response }
+        refreshed = true
         configuration.parts.logger.log(
-          .info, category: "request", "the server asked for a DPoP nonce; sending once more")
-        continue
+          .info, category: "request", "the server refused the access token; refreshing once")
+        record = try await usableRecord(forceRefresh: true)
       }
-      let asksForToken = key != nil ? response.asksForNewDPoPToken : response.invalidTokenChallenge
-      guard asksForToken, !refreshed else { return response }
-      refreshed = true
-      configuration.parts.logger.log(.info, category: "request", "the server refused the access token; refreshing once")
-      record = try await usableRecord(forceRefresh: true)
     }
   }
+
 }

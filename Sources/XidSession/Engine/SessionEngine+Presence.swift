@@ -103,7 +103,7 @@ extension SessionEngine {
   ///
   /// - Returns: `false` when revocation was not attempted (the stricter mode).
   private func revokeUnstored(_ record: TokenRecord) async -> Bool {
-    let key = try? Self.dpopKey(for: record, in: dpopKeys, configuration)
+    let key = try? signer.key(for: record)
     defer { if let thumbprint = record.dpopKeyThumbprint { dpopKeys.delete(thumbprint: thumbprint) } }
     // As at sign-out, nothing here asks the user, and the proof of a key that needs them
     // (the stricter mode) might: such tokens are not revoked. They are bound to that key, which is
@@ -116,9 +116,8 @@ extension SessionEngine {
     }
     let tokens: [(String?, TokenTypeHint)] = [(record.refreshToken, .refreshToken), (record.accessToken, .accessToken)]
     for case let (token?, hint) in tokens {
-      await Self.revokeBestEffort(
-        token, hint: hint, dpopKey: key?.key, with: client, logger: configuration.parts.logger, category: "sign-in",
-        naming: "a token that could not be stored")
+      await client.revokeBestEffort(
+        token, hint: hint, dpopKey: key?.key, category: "sign-in", naming: "a token that could not be stored")
     }
     return true
   }

@@ -26,6 +26,8 @@ public actor SessionEngine {
   private let storage: any TokenStorageAdapter
   /// The session lock and the refresh token's protection (``XidConfiguration/presence``).
   let presence: PresenceCoordinator
+  /// The DPoP key of a record's tokens, readied with the user's presence.
+  let signer: SessionSigner
   private var signInInProgress = false
 
   /// Creates the engine for `configuration`, keeping its state in the configuration's storage
@@ -53,7 +55,9 @@ public actor SessionEngine {
     let dpopKeys = DPoPKeyStore(
       storage: storage, factory: parts.dpopKeyFactory, logger: parts.logger,
       presenceKeys: presence.keyStore, protection: presence.dpopKeyProtection)
+    let signer = SessionSigner(keys: dpopKeys, presence: presence, requiresDPoP: policy.usesDPoP)
     self.presence = presence
+    self.signer = signer
     self.configuration = configuration
     self.client = client
     self.transport = parts.transport ?? UnavailableTransport()
@@ -73,15 +77,7 @@ public actor SessionEngine {
       records: AccountRecordStore(storage: storage, owner: owner, logger: parts.logger), lock: lock,
       lockTimeout: policy.refreshLockTimeout, activity: parts.backgroundActivity,
       expiryLeeway: policy.expiryLeeway.timeInterval, logger: parts.logger, clock: parts.clock,
-      refresher: { record in
-        try await PresenceScope.run {
-          let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
-          try await presence.prepareToSign(with: key?.key)
-          return try await Self.refresh(record, with: client, key: key)
-        }
-      },
-      revoker: { refreshToken in await Self.revokeDropped(refreshToken, with: client, logger: parts.logger) },
-      vault: presence.vault)
+      refresher: TokenRefresher(client: client, signer: signer), sealer: presence.vault)
   }
 
   private var logger: any XidLogger { configuration.parts.logger }
@@ -100,29 +96,25 @@ public actor SessionEngine {
     signInInProgress = true
     defer { signInInProgress = false }
     // One call: in the stricter mode, one prompt covers the pushed request's proof and the code's.
-    return try await PresenceScope.run { try await signIn(checked: options, userAgent: userAgent) }
-  }
-
-  private func signIn(checked options: SignInOptions, userAgent: any AuthorizationUserAgent) async throws
-    -> XidSession
-  {
-    let agent = try await userAgent.prepare(redirectUri: configuration.identity.redirectUri)
-    var options = options
-    options.redirectUri = agent.redirectUri
-    do {
-      let request = try await startAuthorization(options)
-      let callback: URL
+    return try await PresenceScope.run {
+      let agent = try await userAgent.prepare(redirectUri: configuration.identity.redirectUri)
+      var options = options
+      options.redirectUri = agent.redirectUri
       do {
-        callback = try await agent.authorize(request.url, state: request.pending.state)
+        let request = try await startAuthorization(options)
+        let callback: URL
+        do {
+          callback = try await agent.authorize(request.url, state: request.pending.state)
+        } catch {
+          await pending.remove(request.pending)
+          throw error
+        }
+        await agent.finish()
+        return try await handleRedirect(url: callback)
       } catch {
-        await pending.remove(request.pending)
+        await agent.finish()
         throw error
       }
-      await agent.finish()
-      return try await handleRedirect(url: callback)
-    } catch {
-      await agent.finish()
-      throw error
     }
   }
 
@@ -157,23 +149,21 @@ public actor SessionEngine {
   /// - Throws: ``XidError/Code/stateMismatch``, ``XidError/Code/authorizationFailed``, validation and
   ///   network errors. The pending sign-in is removed either way.
   public func handleRedirect(url: URL) async throws -> XidSession {
-    try await PresenceScope.run { try await handleRedirectInCall(url: url) }
-  }
-
-  private func handleRedirectInCall(url: URL) async throws -> XidSession {
-    let candidates = try await pending.all(now: configuration.parts.clock.now)
-    guard let matched = PendingAuthorization.matching(callbackURL: url, in: candidates) else {
-      // Let the engine produce the precise error (missing state, unknown state, provider error).
-      _ = try await client.parseRedirect(url: url, pending: candidates)
-      throw XidError(.stateMismatch, "the redirect does not belong to a sign-in in progress")
-    }
-    do {
-      let session = try await complete(url: url, matched: matched)
-      await pending.remove(matched, purgingKey: false)
-      return session
-    } catch {
-      await pending.remove(matched)
-      throw error
+    try await PresenceScope.run {
+      let candidates = try await pending.all(now: configuration.parts.clock.now)
+      guard let matched = PendingAuthorization.matching(callbackURL: url, in: candidates) else {
+        // Let the engine produce the precise error (missing state, unknown state, provider error).
+        _ = try await client.parseRedirect(url: url, pending: candidates)
+        throw XidError(.stateMismatch, "the redirect does not belong to a sign-in in progress")
+      }
+      do {
+        let session = try await complete(url: url, matched: matched)
+        await pending.remove(matched, purgingKey: false)
+        return session
+      } catch {
+        await pending.remove(matched)
+        throw error
+      }
     }
   }
 
@@ -187,17 +177,30 @@ public actor SessionEngine {
     }
     try await presence.prepareToSign(with: key?.key)
     let result = try await client.handleRedirect(url: url, pending: [matched], dpopKey: key?.key)
-    let tokens = result.tokens
+    return try await signedIn(result.tokens, idToken: result.idToken, requested: matched.scopes, key: key, via: "")
+  }
+
+  /// Stores a sign-in's tokens as the account's session and reports it signed in: the one place
+  /// where a sign-in's record is made, whatever the grant.
+  ///
+  /// - Parameters:
+  ///   - idToken: the validated ID token, which pins the session's `iss` and `sub`.
+  ///   - requested: the scopes the sign-in asked for, recorded when the answer names none.
+  ///   - key: the DPoP key the tokens are bound to.
+  ///   - flow: how the user signed in, for the log line (" with a device code").
+  private func signedIn(
+    _ tokens: TokenResponse, idToken: IDToken?, requested: [String], key: PreparedDPoPKey?, via flow: String
+  ) async throws -> XidSession {
+    let identity = configuration.identity
     let record = TokenRecord(
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
-      refreshToken: tokens.refreshToken, idToken: result.idToken.compact, scopes: tokens.scope ?? matched.scopes,
-      issuer: configuration.identity.issuerIdentifier, clientId: configuration.identity.clientId,
-      account: configuration.identity.account, signInID: try TokenRecord.newSignInID(),
-      pinnedIssuer: result.idToken.issuer,
-      pinnedSubject: result.idToken.subject, dpopKeyThumbprint: key?.thumbprint)
+      refreshToken: tokens.refreshToken, idToken: idToken?.compact ?? tokens.idToken,
+      scopes: tokens.scope ?? requested, issuer: identity.issuerIdentifier, clientId: identity.clientId,
+      account: identity.account, signInID: try TokenRecord.newSignInID(), pinnedIssuer: idToken?.issuer,
+      pinnedSubject: idToken?.subject, dpopKeyThumbprint: key?.thumbprint)
     try await store(record)
     presence.didSignIn()
-    logger.log(.info, category: "sign-in", "signed in")
+    logger.log(.info, category: "sign-in", "signed in" + flow)
     return try XidSession(record: record, dpopBinding: binding(of: record))
   }
 
@@ -208,38 +211,23 @@ public actor SessionEngine {
   public func signInWithDeviceCode(
     scopes: [String]?, showCode show: @Sendable (DeviceAuthorization) async -> Void
   ) async throws -> XidSession {
-    try await PresenceScope.run { try await signInWithDeviceCodeInCall(scopes: scopes, showCode: show) }
-  }
-
-  private func signInWithDeviceCodeInCall(
-    scopes: [String]?, showCode show: @Sendable (DeviceAuthorization) async -> Void
-  ) async throws -> XidSession {
-    try await checkPresenceBeforeSignIn()
-    let key = try makeSignInKey()
-    let result: TokenResult
-    let authorization: DeviceAuthorization
-    do {
-      authorization = try await client.startDeviceAuthorization(scopes: scopes)
-      await show(authorization)
-      try await presence.prepareToSign(with: key?.key)
-      result = try await client.pollDeviceAuthorization(authorization, dpopKey: key?.key)
-    } catch {
-      if let key { dpopKeys.delete(thumbprint: key.thumbprint) }
-      throw error
+    try await PresenceScope.run {
+      try await checkPresenceBeforeSignIn()
+      let key = try makeSignInKey()
+      let result: TokenResult
+      let authorization: DeviceAuthorization
+      do {
+        authorization = try await client.startDeviceAuthorization(scopes: scopes)
+        await show(authorization)
+        try await presence.prepareToSign(with: key?.key)
+        result = try await client.pollDeviceAuthorization(authorization, dpopKey: key?.key)
+      } catch {
+        if let key { dpopKeys.delete(thumbprint: key.thumbprint) }
+        throw error
+      }
+      return try await signedIn(
+        result.tokens, idToken: result.idToken, requested: authorization.scopes, key: key, via: " with a device code")
     }
-    let tokens = result.tokens
-    let record = TokenRecord(
-      version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
-      refreshToken: tokens.refreshToken, idToken: result.idToken?.compact ?? tokens.idToken,
-      scopes: tokens.scope ?? authorization.scopes, issuer: configuration.identity.issuerIdentifier,
-      clientId: configuration.identity.clientId, account: configuration.identity.account,
-      signInID: try TokenRecord.newSignInID(),
-      pinnedIssuer: result.idToken?.issuer, pinnedSubject: result.idToken?.subject,
-      dpopKeyThumbprint: key?.thumbprint)
-    try await store(record)
-    presence.didSignIn()
-    logger.log(.info, category: "sign-in", "signed in with a device code")
-    return try XidSession(record: record, dpopBinding: binding(of: record))
   }
 
   // MARK: - Session
@@ -259,8 +247,8 @@ public actor SessionEngine {
       try await requireOpenLock(for: "userInfo()")
       let record = try await account.validRecord(force: false)
       let subject = try XidSession(record: record).subject
-      let key = try Self.dpopKey(for: record, in: dpopKeys, configuration)
-      try await presence.prepareToSign(with: key?.key)
+      let key = try signer.key(for: record)
+      try await signer.ready(key)
       return try await client.userInfo(accessToken: record.accessToken, expectedSubject: subject, dpopKey: key?.key)
     }
   }
@@ -281,19 +269,15 @@ public actor SessionEngine {
     // refresh token is not revoked. It is bound to that key, which is gone, so no one can use it.
     let keyNeedsTheUser = key?.key is PresenceDPoPKey
     await pending.removeAll()
-    let revocable = await presence.revocableRefreshToken(of: record)
+    let revocable = await account.revocableRefreshToken(of: record)
     await presence.didSignOut(logger: logger)
     logger.log(.info, category: "sign-out", "signed out locally")
     guard let record else { return }
     if keyNeedsTheUser {
       logger.log(.info, category: "sign-out", "the refresh token is not revoked: its DPoP key needs the user")
     } else if let refreshToken = revocable {
-      do {
-        try await client.revoke(refreshToken, hint: .refreshToken, dpopKey: key?.key)
-      } catch let error as XidError {
-        // Best effort: some providers refuse revocation from public clients (glewlwyd answers 401).
-        logger.log(.notice, category: "sign-out", "the provider did not revoke the refresh token: \(error.code)")
-      }
+      await client.revokeBestEffort(
+        refreshToken, hint: .refreshToken, dpopKey: key?.key, category: "sign-out", naming: "the refresh token")
     }
     guard callEndSession else { return }
     let idToken = record.idToken.flatMap { try? IDToken(restoring: $0) }
@@ -342,7 +326,7 @@ public actor SessionEngine {
     guard !forceRefresh, presence.lockIsOpen,
       let record = account.usableRecordFromMemory() ?? account.usableRecordFromStorage()
     else { return nil }
-    try Self.requireBindingIfDPoP(record, configuration)
+    try signer.requireBinding(of: record)
     return record
   }
 
@@ -350,7 +334,7 @@ public actor SessionEngine {
     try await requireOpenLock(for: "an access token")
     // One call: a refresh opens the sealed refresh token and signs its proof with one prompt.
     let record = try await PresenceScope.run { try await account.validRecord(force: forceRefresh) }
-    try Self.requireBindingIfDPoP(record, configuration)
+    try signer.requireBinding(of: record)
     return record
   }
 
@@ -366,74 +350,5 @@ public actor SessionEngine {
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try request.url.requireSecure(for: "authorized request URL")
     return try await sendAuthorized(request)
-  }
-
-  // MARK: - Refresh
-
-  /// Revokes a refresh token that a refresh dropped (the session was signed out or replaced while it
-  /// ran), best effort.
-  private static func revokeDropped(_ refreshToken: String, with client: OpenIDClient, logger: any XidLogger) async {
-    await revokeBestEffort(
-      refreshToken, hint: .refreshToken, with: client, logger: logger, category: "refresh",
-      naming: "a dropped refresh token")
-  }
-
-  /// Revokes `token` (with a proof of `dpopKey`, for a bound one), best effort: when the provider
-  /// does not, the log says so with the error's code, never the token.
-  ///
-  /// - Parameter what: the token, for the log line ("a dropped refresh token").
-  /// - Returns: whether the provider revoked it.
-  @discardableResult
-  static func revokeBestEffort(
-    _ token: String, hint: TokenTypeHint, dpopKey: (any DPoPKey)? = nil, with client: OpenIDClient,
-    logger: any XidLogger, category: String, naming what: String
-  ) async -> Bool {
-    do {
-      try await client.revoke(token, hint: hint, dpopKey: dpopKey)
-      return true
-    } catch let error as XidError {
-      logger.log(.notice, category: category, "the provider did not revoke \(what): \(error.code)")
-    } catch {
-      logger.log(.notice, category: category, "the provider did not revoke \(what)")
-    }
-    return false
-  }
-
-  private static func refresh(_ record: TokenRecord, with client: OpenIDClient, key: PreparedDPoPKey?) async throws
-    -> RefreshedTokens
-  {
-    guard let refreshToken = record.refreshToken else {
-      throw XidError(.signInRequired, "the session has no refresh token")
-    }
-    let tokens: TokenResponse
-    do {
-      tokens = try await client.refreshTokens(refreshToken: refreshToken, dpopKey: key?.key)
-    } catch let error as XidError where error.isInvalidGrant {
-      throw XidError(.refreshRefused, error.reason, httpStatus: error.httpStatus, oauthError: error.oauthError)
-    } catch let error as XidError where error.code == .tokenRequestFailed {
-      throw XidError(
-        error.code, error.reason + "; the session is kept (only an OAuth invalid_grant ends it)",
-        httpStatus: error.httpStatus, oauthError: error.oauthError)
-    }
-    var refreshed = RefreshedTokens(
-      accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn?.timeInterval,
-      refreshToken: tokens.refreshToken, idToken: nil, scopes: tokens.scope)
-    guard let idToken = tokens.idToken else { return refreshed }
-    // The provider has spent the old refresh token: whatever the check finds, the new one is kept
-    // (the answer may pass later) or revoked (it is foreign), never thrown away.
-    switch await RefreshIdentity(record: record).checkOrClassify(
-      idToken, accessToken: tokens.accessToken, client: client, logger: client.configuration.parts.logger)
-    {
-    case .success(let validated?):
-      refreshed.idToken = validated.compact
-      refreshed.identity = (validated.issuer, validated.subject)
-    case .success(nil):
-      break
-    case .failure(.mayPassLater(let error)):
-      refreshed.uncheckedIDToken = error
-    case .failure(.foreign(let error)):
-      refreshed.foreign = error
-    }
-    return refreshed
   }
 }

@@ -1,0 +1,56 @@
+/// Refreshes an account's tokens at its provider: the refresh token grant, with a proof of the
+/// tokens' DPoP key when they are bound to one, then the check of a new ID token (OIDC Core 12.2).
+struct TokenRefresher: TokenRefreshing {
+  let client: OpenIDClient
+  let signer: any RequestSigner
+
+  func refresh(_ record: TokenRecord) async throws -> RefreshedTokens {
+    // One call: a refresh opens the sealed refresh token and signs its proof with one prompt.
+    try await PresenceScope.run {
+      let key = try signer.key(for: record)
+      try await signer.ready(key)
+      return try await refresh(record, key: key)
+    }
+  }
+
+  func revokeDropped(_ refreshToken: String) async {
+    await client.revokeBestEffort(
+      refreshToken, hint: .refreshToken, category: "refresh", naming: "a dropped refresh token")
+  }
+
+  private func refresh(_ record: TokenRecord, key: PreparedDPoPKey?) async throws -> RefreshedTokens {
+    guard let refreshToken = record.refreshToken else {
+      throw XidError(.signInRequired, "the session has no refresh token")
+    }
+    let tokens: TokenResponse
+    do {
+      tokens = try await client.refreshTokens(refreshToken: refreshToken, dpopKey: key?.key)
+    } catch let error as XidError where error.isInvalidGrant {
+      throw XidError(.refreshRefused, error.reason, httpStatus: error.httpStatus, oauthError: error.oauthError)
+    } catch let error as XidError where error.code == .tokenRequestFailed {
+      throw XidError(
+        error.code, error.reason + "; the session is kept (only an OAuth invalid_grant ends it)",
+        httpStatus: error.httpStatus, oauthError: error.oauthError)
+    }
+    var refreshed = RefreshedTokens(
+      accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn?.timeInterval,
+      refreshToken: tokens.refreshToken, idToken: nil, scopes: tokens.scope)
+    guard let idToken = tokens.idToken else { return refreshed }
+    // The provider has spent the old refresh token: whatever the check finds, the new one is kept
+    // (the answer may pass later) or revoked (it is foreign), never thrown away.
+    switch await RefreshIdentity(record: record).checkOrClassify(
+      idToken, accessToken: tokens.accessToken, client: client, logger: client.configuration.parts.logger)
+    {
+    case .success(let validated?):
+      refreshed.idToken = validated.compact
+      refreshed.identity = (validated.issuer, validated.subject)
+    case .success(nil):
+      break
+    case .failure(.mayPassLater(let error)):
+      refreshed.uncheckedIDToken = error
+    case .failure(.foreign(let error)):
+      refreshed.foreign = error
+    }
+    return refreshed
+  }
+}

@@ -1,0 +1,19 @@
+@testable import XidSession
+
+/// A ``TokenRefreshing`` made of closures, for tests that script what the provider answers to a
+/// refresh and record the refresh tokens the account drops.
+struct ClosureRefresher: TokenRefreshing {
+  let refreshing: @Sendable (TokenRecord) async throws -> RefreshedTokens
+  let revoking: @Sendable (String) async -> Void
+
+  init(
+    revoking: @escaping @Sendable (String) async -> Void = { _ in },
+    _ refreshing: @escaping @Sendable (TokenRecord) async throws -> RefreshedTokens
+  ) {
+    self.refreshing = refreshing
+    self.revoking = revoking
+  }
+
+  func refresh(_ record: TokenRecord) async throws -> RefreshedTokens { try await refreshing(record) }
+  func revokeDropped(_ refreshToken: String) async { await revoking(refreshToken) }
+}
