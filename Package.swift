@@ -99,7 +99,9 @@ let package = Package(
     .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
     .executableTarget(
       name: "XidBenchmarks",
-      dependencies: ["XidJOSE", "BenchmarkSupport"],
+      dependencies: [
+        "XidJOSE", "BenchmarkSupport", .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+      ],
       path: "Benchmarks/XidBenchmarks"
     ),
     // getAccessToken() with a token in memory; also prepares the state Benchmarks/cold-start.sh reads.
@@ -111,7 +113,10 @@ let package = Package(
     // DPoP: proof creation against raw OpenSSL signing, and Xid.send with DPoP against Bearer.
     .executableTarget(
       name: "XidDPoPBenchmarks",
-      dependencies: ["Xid", "XidTesting", "XidLoopback", "BenchmarkSupport"],
+      dependencies: [
+        "Xid", "XidTesting", "XidLoopback", "BenchmarkSupport",
+        .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
+      ],
       path: "Benchmarks/XidDPoPBenchmarks"
     ),
     // The cold start of a process that reads its token from FileTokenStorage (with the whole of Xid,

@@ -97,7 +97,7 @@ struct CodeFlowConformanceTests {
   func verifiesIDTokensWithTheKeysAtTheDiscoveredJWKSURI() async throws {
     try await withStage(.inMemory) { stage in
       let result = try await stage.signIn()
-      let keys = try await stage.client.keys()
+      let keys = try await stage.client.keyCache()
       #expect(keys.url == stage.provider.url(for: .jwks))
       #expect(keys.url == (try await stage.client.metadata()).jwksURI)
       let keyID = try CompactJWS(parsing: result.idToken.compact).header.keyID

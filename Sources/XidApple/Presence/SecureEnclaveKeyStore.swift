@@ -26,7 +26,7 @@
   /// A signature uses a context evaluated with `evaluateAccessControl(_:operation: .useKeySign,…)`,
   /// passed as `authenticationContext`. They need a Secure Enclave: elsewhere
   /// ``createSigningKey(requirement:)`` throws ``XidError/Code/invalidConfiguration``.
-  public struct SecureEnclaveKeyStore: PresenceKeyStore {
+  public struct SecureEnclaveKeyStore: PresenceSealingKeyStore, PresenceSigningKeyStore {
     /// The full, team-prefixed keychain access group shared with the extensions; `nil` for the app's.
     public let accessGroup: String?
     /// Whether keys are made in the Secure Enclave.

@@ -14,19 +14,20 @@ package final class DPoPKeyStore: Sendable {
   let factories: [any DPoPKeyFactory]
   private let logger: any XidLogger
   private let loaded = LockedValue<[String: PreparedDPoPKey]>([:])
-  /// The store of keys that need the user, which restores the stricter mode's keys.
-  private let presenceKeys: (any PresenceKeyStore)?
+  /// The store of signing keys that need the user, which makes and restores the stricter mode's keys.
+  private let presenceKeys: (any PresenceSigningKeyStore)?
   /// The requirement of new keys in the stricter mode (``PresenceOptions/protectsDPoPKey``).
   private let protection: PresenceRequirement?
 
   /// - Parameters:
   ///   - factory: the preferred factory; software keys are made where it is unavailable.
-  ///   - presenceKeys: the store of keys that need the user (``PresenceOptions/keyStore``).
+  ///   - presenceKeys: the store of signing keys that need the user (``PresenceOptions/keyStore`` as a
+  ///     ``PresenceSigningKeyStore``).
   ///   - protection: in the stricter mode, the requirement new keys are made with, by `presenceKeys`
   ///     instead of a factory.
   package init(
     storage: any TokenStorageAdapter, factory: (any DPoPKeyFactory)?, logger: any XidLogger,
-    presenceKeys: (any PresenceKeyStore)? = nil, protection: PresenceRequirement? = nil
+    presenceKeys: (any PresenceSigningKeyStore)? = nil, protection: PresenceRequirement? = nil
   ) {
     self.storage = storage
     self.factories = Self.factories(preferring: factory)

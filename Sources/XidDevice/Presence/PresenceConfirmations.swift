@@ -27,7 +27,10 @@ actor PresenceConfirmations {
     let isNew: Bool
   }
 
-  private let keyStore: any PresenceKeyStore
+  /// The store that makes the contexts and the sealing key's confirmations.
+  private let keyStore: any PresenceSealingKeyStore
+  /// The store of the signing key's confirmations: the same store, as a signing store.
+  private let signingKeys: any PresenceSigningKeyStore
   private let reuse: Duration
   private let reason: String
   private let clock: any XidClock
@@ -35,10 +38,11 @@ actor PresenceConfirmations {
   private var reusable: (context: any PresenceContext, since: Date)?
 
   init(
-    keyStore: any PresenceKeyStore, reuse: Duration, reason: String, clock: any XidClock,
-    interactionAllowed: @escaping @Sendable () -> Bool
+    keyStore: any PresenceSealingKeyStore, signingKeys: any PresenceSigningKeyStore, reuse: Duration, reason: String,
+    clock: any XidClock, interactionAllowed: @escaping @Sendable () -> Bool
   ) {
     self.keyStore = keyStore
+    self.signingKeys = signingKeys
     self.reuse = reuse
     self.reason = reason
     self.clock = clock
@@ -75,7 +79,7 @@ actor PresenceConfirmations {
       switch key {
       case .sealing(let tag): try await keyStore.authenticate(context, forKey: tag, localizedReason: reason)
       case .signing(let storedForm):
-        try await keyStore.authenticate(context, forSigningKey: storedForm, localizedReason: reason)
+        try await signingKeys.authenticate(context, forSigningKey: storedForm, localizedReason: reason)
       }
     } catch {
       context.invalidate()

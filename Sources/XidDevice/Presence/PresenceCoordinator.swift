@@ -11,8 +11,9 @@ package final class PresenceCoordinator: Sendable {
   package let vault: RefreshTokenVault?
   /// The confirmations of presence for this account's keys, with the vault.
   let confirmations: PresenceConfirmations?
-  /// The store of keys that need the user, with the vault.
-  package let keyStore: (any PresenceKeyStore)?
+  /// The store of signing keys that need the user (the stricter mode's DPoP keys), with the vault: the
+  /// configured key store, or when it is not a ``PresenceSigningKeyStore`` a ``NoSigningKeyStore``.
+  package let keyStore: (any PresenceSigningKeyStore)?
   /// The requirement of new DPoP keys in the stricter mode (``PresenceOptions/protectsDPoPKey``).
   package let dpopKeyProtection: PresenceRequirement?
   private let phase = LockedValue(XidScenePhase.active)
@@ -39,13 +40,14 @@ package final class PresenceCoordinator: Sendable {
         )
       }
       let phase = phase
+      let signingKeys = keyStore as? any PresenceSigningKeyStore ?? NoSigningKeyStore(for: keyStore)
       let confirmations = PresenceConfirmations(
-        keyStore: keyStore, reuse: options.authenticationReuse, reason: options.refreshReason, clock: clock,
-        interactionAllowed: { phase.get() != .background })
+        keyStore: keyStore, signingKeys: signingKeys, reuse: options.authenticationReuse,
+        reason: options.refreshReason, clock: clock, interactionAllowed: { phase.get() != .background })
       vault = RefreshTokenVault(
         keyStore: keyStore, requirement: requirement, confirmations: confirmations, tag: "xid.presence." + accountKey)
       self.confirmations = confirmations
-      self.keyStore = keyStore
+      self.keyStore = signingKeys
       dpopKeyProtection = options.protectsDPoPKey ? requirement : nil
     } else {
       vault = nil

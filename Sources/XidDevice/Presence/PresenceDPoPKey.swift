@@ -1,5 +1,5 @@
 /// A DPoP key whose private use needs the user: the stricter mode,
-/// ``PresenceOptions/protectsDPoPKey``. It is made by the ``PresenceKeyStore`` (in the Secure
+/// ``PresenceOptions/protectsDPoPKey``. It is made by the ``PresenceSigningKeyStore`` (in the Secure
 /// Enclave with the access control of ``PresenceOptions/refreshTokenProtection``), stored with the
 /// tokens under the kind `"presence"`, and signs only inside a call (``PresenceScope``) that holds an
 /// evaluated context: the engine gets one with `PresenceCoordinator.prepareToSign(with:)` before any
@@ -14,11 +14,13 @@ package struct PresenceDPoPKey: DPoPKey, CustomReflectable {
   /// What the key store returned to find the key again; never shown.
   let storedForm: String
   /// The store that signs with it; `nil` in a process that configures none (an extension).
-  let keyStore: (any PresenceKeyStore)?
+  let keyStore: (any PresenceSigningKeyStore)?
 
   /// - Parameter publicKey: the 65-byte X9.63 public key.
   /// - Throws: ``XidError/Code/dpopKeyUnavailable`` when it is not a P-256 point's encoding.
-  init(publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool, keyStore: (any PresenceKeyStore)?) throws {
+  init(
+    publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool, keyStore: (any PresenceSigningKeyStore)?
+  ) throws {
     guard publicKey.count == 65, publicKey[0] == 0x04,
       let jwk = try? JWK(json: [
         "kty": "EC", "crv": "P-256", "x": .string(Base64URL.encode(publicKey[1..<33])),

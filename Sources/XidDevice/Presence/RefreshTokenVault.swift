@@ -16,7 +16,7 @@ import Foundation
 /// A sealed token is the text `1.<key id>.<sealed bytes>`, the key id being the first 8 bytes of the
 /// SHA-256 of the public key, all base64url.
 package actor RefreshTokenVault {
-  private let keyStore: any PresenceKeyStore
+  private let keyStore: any PresenceSealingKeyStore
   private let requirement: PresenceRequirement
   /// The confirmations of the user's presence, shared with the DPoP key of the stricter mode.
   let confirmations: PresenceConfirmations
@@ -24,7 +24,7 @@ package actor RefreshTokenVault {
   let tag: String
 
   init(
-    keyStore: any PresenceKeyStore, requirement: PresenceRequirement, confirmations: PresenceConfirmations,
+    keyStore: any PresenceSealingKeyStore, requirement: PresenceRequirement, confirmations: PresenceConfirmations,
     tag: String
   ) {
     self.keyStore = keyStore

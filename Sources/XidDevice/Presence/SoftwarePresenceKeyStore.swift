@@ -11,7 +11,7 @@ import Foundation
 /// ``PresenceAuthorizer/biometryDomainState()`` changed), but the private key is only as safe as the
 /// storage: anyone who can read the file can open what it sealed and sign with its signing keys (the
 /// stricter mode's DPoP keys, kept with the tokens). Use it where no hardware key exists.
-public struct SoftwarePresenceKeyStore: PresenceKeyStore {
+public struct SoftwarePresenceKeyStore: PresenceSealingKeyStore, PresenceSigningKeyStore {
   private let storage: any TokenStorageAdapter
   private let authorizer: any PresenceAuthorizer
 

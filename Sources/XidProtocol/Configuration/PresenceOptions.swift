@@ -57,8 +57,10 @@ public struct PresenceOptions: Sendable {
   /// software keys.
   public var authorizer: (any PresenceAuthorizer)?
   /// Where the key that seals the refresh token lives; `nil` for the platform's (the Secure Enclave on
-  /// Apple platforms, ``SoftwarePresenceKeyStore`` in the token storage elsewhere).
-  public var keyStore: (any PresenceKeyStore)?
+  /// Apple platforms, ``SoftwarePresenceKeyStore`` in the token storage elsewhere). When it is also a
+  /// ``PresenceSigningKeyStore``, as the platform's are, it makes and signs with the DPoP keys of
+  /// ``protectsDPoPKey`` too; that mode needs one.
+  public var keyStore: (any PresenceSealingKeyStore)?
 
   /// The prompt's text when ``refreshReason`` is not set.
   public static let defaultRefreshReason = "Confirm it's you to stay signed in."
@@ -68,7 +70,7 @@ public struct PresenceOptions: Sendable {
     sessionLock: PresenceRequirement? = nil, relockAfterBackground: Duration? = nil,
     refreshTokenProtection: PresenceRequirement? = nil, authenticationReuse: Duration = .zero,
     refreshReason: String = PresenceOptions.defaultRefreshReason, protectsDPoPKey: Bool = false,
-    authorizer: (any PresenceAuthorizer)? = nil, keyStore: (any PresenceKeyStore)? = nil
+    authorizer: (any PresenceAuthorizer)? = nil, keyStore: (any PresenceSealingKeyStore)? = nil
   ) {
     self.sessionLock = sessionLock
     self.relockAfterBackground = relockAfterBackground

@@ -2,24 +2,24 @@ import Foundation
 
 /// `application/x-www-form-urlencoded` (the WHATWG URL standard's form encoding, as OAuth 2.0 uses it
 /// for token requests, RFC 6749 Appendix B) and URL query strings.
-public enum FormEncoding {
+package enum FormEncoding {
   /// Characters left as they are: RFC 3986 unreserved.
   private static let unreserved = CharacterSet(
     charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
   /// Percent-encodes one name or value: everything outside the unreserved set, spaces included, as `%XX`.
-  public static func escape(_ text: String) -> String {
+  package static func escape(_ text: String) -> String {
     text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
   }
 
   /// Encodes parameters in order as `name=value&…`.
-  public static func encode(_ parameters: [(String, String)]) -> String {
+  package static func encode(_ parameters: [(String, String)]) -> String {
     parameters.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
   }
 
   /// Decodes `name=value&…`, turning `+` into a space and percent escapes into UTF-8. Pairs whose
   /// escapes are invalid are dropped.
-  public static func decode(_ text: String) -> [(String, String)] {
+  package static func decode(_ text: String) -> [(String, String)] {
     text.split(separator: "&", omittingEmptySubsequences: true).compactMap { pair in
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       func unescape(_ part: Substring) -> String? {

@@ -5,10 +5,11 @@ public protocol PresenceContext: AnyObject, Sendable {
   func invalidate()
 }
 
-/// Keys whose private half can be used only while the user is present: the Secure Enclave on Apple
-/// platforms (`SecureEnclaveKeyStore`), ``SoftwarePresenceKeyStore`` elsewhere. Xid seals the refresh
-/// token with one (``PresenceOptions/refreshTokenProtection``), and in the stricter mode
-/// (``PresenceOptions/protectsDPoPKey``) makes the session's DPoP key with it.
+/// Keys whose private half can be used only while the user is present, that seal the refresh token
+/// (``PresenceOptions/refreshTokenProtection``): the Secure Enclave on Apple platforms
+/// (`SecureEnclaveKeyStore`), ``SoftwarePresenceKeyStore`` elsewhere. A store that is also a
+/// ``PresenceSigningKeyStore``, as those two are, makes the DPoP keys of the stricter mode
+/// (``PresenceOptions/protectsDPoPKey``).
 ///
 /// A context evaluated once allows every key of the store that has the same requirement, as an
 /// evaluated `LAContext` passed with `kSecUseAuthenticationContext` does: one prompt covers opening
@@ -19,7 +20,7 @@ public protocol PresenceContext: AnyObject, Sendable {
 /// never asks the user; using the private half needs a context that ``authenticate(_:forKey:localizedReason:)``
 /// evaluated. Throw ``XidError`` with the presence codes; a missing key is
 /// ``XidError/Code/presenceKeyInvalidated``.
-public protocol PresenceKeyStore: Sendable {
+public protocol PresenceSealingKeyStore: Sendable {
   /// A new context, not yet evaluated.
   func makeContext() -> any PresenceContext
   /// The public key (65-byte X9.63) of the key named `tag`, or `nil` when there is none. Never asks the
@@ -48,7 +49,27 @@ public protocol PresenceKeyStore: Sendable {
   /// with a token sealed for a ``PresenceRequirement/biometryCurrentSet`` key, and tells a key that
   /// the change invalidated from a user who was not recognised.
   func biometryDomainState() -> [UInt8]?
+}
 
+extension PresenceSealingKeyStore {
+  /// Returns: a store that cannot tell lets key creation fail instead.
+  public func checkCanAuthorize(requirement: PresenceRequirement) async throws {}
+
+  /// `nil`: the store cannot tell when the enrolled biometry changes.
+  public func biometryDomainState() -> [UInt8]? { nil }
+}
+
+/// P-256 signing keys whose private use needs the user: the DPoP keys of the stricter mode
+/// (``PresenceOptions/protectsDPoPKey``), in the Secure Enclave on Apple platforms
+/// (`SecureEnclaveKeyStore`), in software elsewhere (``SoftwarePresenceKeyStore``).
+///
+/// Xid signs with the ``PresenceOptions/keyStore`` when it conforms to this protocol too, and the
+/// contexts passed here are the ones that store made (``PresenceSealingKeyStore/makeContext()``): one
+/// evaluated context (one prompt) covers opening the refresh token and signing the refresh's DPoP
+/// proof. With a key store that is not a signing store, the stricter mode fails with
+/// ``XidError/Code/invalidConfiguration`` when it needs a key. Throw ``XidError`` with the presence
+/// codes.
+public protocol PresenceSigningKeyStore: Sendable {
   /// Makes a new P-256 signing key whose private use needs `requirement`: the DPoP key of the stricter
   /// mode. Never asks the user.
   ///
@@ -65,40 +86,4 @@ public protocol PresenceKeyStore: Sendable {
   /// The ES256 signature (64 bytes r ‖ s) of `message` (SHA-256, then ECDSA P-256) with the key
   /// `storedForm` and the evaluated `context`; never asks.
   func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws -> [UInt8]
-}
-
-extension PresenceKeyStore {
-  /// Returns: a store that cannot tell lets key creation fail instead.
-  public func checkCanAuthorize(requirement: PresenceRequirement) async throws {}
-
-  /// `nil`: the store cannot tell when the enrolled biometry changes.
-  public func biometryDomainState() -> [UInt8]? { nil }
-
-  /// Throws ``XidError/Code/invalidConfiguration``: this store makes no signing keys.
-  public func createSigningKey(requirement: PresenceRequirement) throws -> (
-    publicKey: [UInt8], storedForm: String, isHardwareBacked: Bool
-  ) {
-    throw Self.noSigningKeys
-  }
-
-  /// Throws ``XidError/Code/invalidConfiguration``: this store makes no signing keys.
-  public func authenticate(_ context: any PresenceContext, forSigningKey storedForm: String, localizedReason: String)
-    async throws
-  {
-    throw Self.noSigningKeys
-  }
-
-  /// Throws ``XidError/Code/invalidConfiguration``: this store makes no signing keys.
-  public func sign(_ message: [UInt8], withSigningKey storedForm: String, context: any PresenceContext) throws
-    -> [UInt8]
-  {
-    throw Self.noSigningKeys
-  }
-
-  private static var noSigningKeys: XidError {
-    XidError(
-      .invalidConfiguration,
-      "PresenceOptions.protectsDPoPKey needs a key store that makes signing keys (\(Self.self) does not): use the platform's (SecureEnclaveKeyStore, SoftwarePresenceKeyStore) or implement createSigningKey, authenticate(_:forSigningKey:localizedReason:) and sign"
-    )
-  }
 }

@@ -11,16 +11,16 @@ import Foundation
 ///
 /// Waiting never blocks a thread: the lock is tried without blocking and, while another process holds
 /// it, tried again after short sleeps of the current task, until a deadline.
-public struct FileLock: Sendable {
+package struct FileLock: Sendable {
   /// The lock file.
-  public let path: String
+  package let path: String
   /// The folder of the lock file.
   private let directory: String
 
   /// A lock on the file `name` in `directory`. The file (mode 0600), and the folder (mode 0700) when it
   /// does not exist yet, such as the `Xid` folder of an App Group container, are created when the
   /// lock is first taken.
-  public init(directory: URL, name: String) {
+  package init(directory: URL, name: String) {
     self.directory = directory.fileSystemPath
     path = self.directory + "/" + name
   }
@@ -34,7 +34,7 @@ public struct FileLock: Sendable {
   ///   - clock: the clock of the configuration, or `nil` for real time alone.
   /// - Throws: ``XidError/Code/lockTimeout`` when the lock stays taken for `timeout`, and
   ///   ``XidError/Code/storageFailure`` when the lock file cannot be opened (or its folder made).
-  public func acquire(timeout: Duration = .seconds(10), clock xidClock: (any XidClock)? = nil) async throws -> Holder {
+  package func acquire(timeout: Duration = .seconds(10), clock xidClock: (any XidClock)? = nil) async throws -> Holder {
     var fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     if fd < 0 && errno == ENOENT {
       try makeFolder()
@@ -79,7 +79,7 @@ public struct FileLock: Sendable {
   }
 
   /// A held lock: the open lock file. Releasing is idempotent.
-  public final class Holder: @unchecked Sendable {
+  package final class Holder: @unchecked Sendable {
     // `descriptor` is only touched while `lock` is held.
     private let lock = NSLock()
     private var descriptor: Int32
@@ -87,7 +87,7 @@ public struct FileLock: Sendable {
     init(descriptor: Int32) { self.descriptor = descriptor }
 
     /// Releases the lock and closes the lock file.
-    public func release() {
+    package func release() {
       lock.withLock {
         guard descriptor >= 0 else { return }
         flock(descriptor, LOCK_UN)

@@ -64,7 +64,7 @@ struct PresenceHarness {
 
 /// A key store that counts what it is asked and can be made to fail, around a software one: the fake
 /// of the Secure Enclave key, its `LAContext` and its access control.
-final class RecordingKeyStore: PresenceKeyStore, @unchecked Sendable {
+final class RecordingKeyStore: PresenceSealingKeyStore, PresenceSigningKeyStore, @unchecked Sendable {
   struct Counts: Sendable {
     var contexts = 0
     var authentications = 0

@@ -56,7 +56,7 @@ struct ProtectedDPoPKeyTests {
   }
 
   @Test func aKeyStoreThatMakesNoSigningKeysIsNamedAtSignIn() async throws {
-    struct SealingOnly: PresenceKeyStore {
+    struct SealingOnly: PresenceSealingKeyStore {
       let base: SoftwarePresenceKeyStore
       func makeContext() -> any PresenceContext { base.makeContext() }
       func publicKey(tag: String) throws -> [UInt8]? { try base.publicKey(tag: tag) }

@@ -56,13 +56,26 @@ public actor OpenIDClient {
   /// The provider's metadata, cached for ``SessionPolicy/metadataLifetime``.
   ///
   /// - Parameter forceRefresh: fetch it even if the cached copy is fresh.
-  /// - Throws: see ``ProviderDiscovery/metadata(forceRefresh:)``.
+  /// - Throws: ``XidError`` with ``XidError/Code/discoveryFailed`` (the document could not be fetched
+  ///   or is invalid; `httpStatus` set when the server answered), ``XidError/Code/issuerMismatch``,
+  ///   ``XidError/Code/insecureURL``, ``XidError/Code/networkFailure`` or ``XidError/Code/cancelled``.
   public func metadata(forceRefresh: Bool = false) async throws -> ProviderMetadata {
     try await discovery.metadata(forceRefresh: forceRefresh)
   }
 
+  /// The provider's signing keys, which ID tokens are verified with: the JWK Set at the metadata's
+  /// current `jwks_uri`. It is cached, and fetched when there is none yet or it is a day old; ID token
+  /// validation also fetches it again (at most once a minute) when a token names a key it lacks.
+  ///
+  /// - Throws: the errors of ``metadata(forceRefresh:)``, ``XidError/Code/keySetUnavailable`` (with the
+  ///   HTTP status when the server answered), and what any request to the provider throws
+  ///   (``XidError/Code/networkFailure``, …).
+  public func keys() async throws -> JWKSet {
+    try await keyCache().keySet()
+  }
+
   /// The cache of the provider's signing keys, for the metadata's current `jwks_uri`.
-  public func keys() async throws -> JWKSCache {
+  package func keyCache() async throws -> JWKSCache {
     let metadata = try await metadata()
     return keyCache(for: metadata)
   }
@@ -76,7 +89,11 @@ public actor OpenIDClient {
 
   /// Validates an ID token with the provider's keys and the client's settings.
   ///
-  /// - Throws: see ``IDTokenValidator/validate(_:purpose:accessToken:authorizationCode:keys:now:)``.
+  /// - Throws: ``XidError`` with ``XidError/Code/invalidIDToken`` for a malformed token or a claim that
+  ///   fails (see ``IDTokenValidator``); ``XidError/Code/algorithmNotAllowed``,
+  ///   ``XidError/Code/invalidSignature``, ``XidError/Code/noMatchingKey`` (several keys with the
+  ///   token's `kid`), ``XidError/Code/unknownSigningKey`` when no key of the provider fits the token
+  ///   even after fetching its keys again; and the errors of ``keys()``.
   public func validateIDToken(
     _ token: String, purpose: IDTokenValidator.Purpose, accessToken: String?, authorizationCode: String? = nil
   ) async throws -> IDToken {

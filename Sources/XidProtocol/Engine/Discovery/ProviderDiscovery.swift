@@ -3,11 +3,11 @@ import Foundation
 /// Fetches a provider's metadata and keeps it for a lifetime.
 ///
 /// Concurrent callers share one fetch; a failed fetch is not cached, so the next call tries again.
-public actor ProviderDiscovery {
+actor ProviderDiscovery {
   /// The configured issuer identifier the metadata must state.
-  public nonisolated let issuer: URL
+  nonisolated let issuer: URL
   /// How long fetched metadata is reused, in seconds.
-  public nonisolated let lifetime: Duration
+  nonisolated let lifetime: Duration
   private let http: ProtocolHTTP
   private let clock: any XidClock
   private var cached: (metadata: ProviderMetadata, fetchedAt: Date)?
@@ -20,7 +20,7 @@ public actor ProviderDiscovery {
   ///   - transport: the HTTP transport.
   ///   - clock: the clock that decides when cached metadata has expired.
   ///   - lifetime: how long metadata is reused; one hour by default.
-  public init(
+  init(
     issuer: URL, transport: any HTTPTransport, clock: any XidClock = SystemClock(), lifetime: Duration = .seconds(3600)
   ) {
     self.issuer = issuer
@@ -35,7 +35,7 @@ public actor ProviderDiscovery {
   /// - Throws: ``XidError`` with ``XidError/Code/discoveryFailed`` (the document could not be fetched
   ///   or is invalid; `httpStatus` set when the server answered), ``XidError/Code/issuerMismatch``,
   ///   ``XidError/Code/insecureURL``, ``XidError/Code/networkFailure`` or ``XidError/Code/cancelled``.
-  public func metadata(forceRefresh: Bool = false) async throws -> ProviderMetadata {
+  func metadata(forceRefresh: Bool = false) async throws -> ProviderMetadata {
     if !forceRefresh, let cached, clock.now.timeIntervalSince(cached.fetchedAt) < lifetime.timeInterval {
       return cached.metadata
     }
@@ -51,7 +51,7 @@ public actor ProviderDiscovery {
   /// Fetches and checks the metadata document of `issuer`, without caching.
   ///
   /// - Throws: as ``metadata(forceRefresh:)``.
-  public static func fetch(issuer: URL, transport: any HTTPTransport) async throws -> ProviderMetadata {
+  static func fetch(issuer: URL, transport: any HTTPTransport) async throws -> ProviderMetadata {
     try await fetch(issuer: issuer, http: ProtocolHTTP(transport: transport))
   }
 

@@ -73,7 +73,7 @@ public struct IDTokenValidator: Sendable {
   /// - Throws: ``XidError`` with ``XidError/Code/invalidIDToken`` for a malformed token or a claim
   ///   that fails; ``XidError/Code/algorithmNotAllowed``, ``XidError/Code/invalidSignature``,
   ///   ``XidError/Code/unknownSigningKey`` and the other errors of ``JWKSCache/verify(_:allowedAlgorithms:)``.
-  public func validate(
+  func validate(
     _ token: String, purpose: Purpose, accessToken: String?, authorizationCode: String? = nil, keys: JWKSCache,
     now: Date
   ) async throws -> IDToken {
@@ -85,8 +85,19 @@ public struct IDTokenValidator: Sendable {
 
   /// Verifies an ID token's signature with a key set at hand and validates its claims.
   ///
-  /// - Throws: as ``validate(_:purpose:accessToken:authorizationCode:keys:now:)``, with
-  ///   ``XidError/Code/noMatchingKey`` when no key of `keySet` fits.
+  /// ``OpenIDClient`` validates with the provider's keys, which it fetches again when the provider
+  /// has rotated them; pass the set of ``OpenIDClient/keys()`` here to validate with the keys it has.
+  ///
+  /// - Parameters:
+  ///   - token: the compact ID token.
+  ///   - purpose: why it was issued.
+  ///   - accessToken: the access token issued with it, for `at_hash`.
+  ///   - authorizationCode: the code it was issued for, for `c_hash`.
+  ///   - keySet: the provider's keys.
+  ///   - now: the current time.
+  /// - Throws: ``XidError`` with ``XidError/Code/invalidIDToken`` for a malformed token or a claim
+  ///   that fails; ``XidError/Code/algorithmNotAllowed``, ``XidError/Code/invalidSignature``, and
+  ///   ``XidError/Code/noMatchingKey`` when no key of `keySet` fits (or several have the token's `kid`).
   public func validate(
     _ token: String, purpose: Purpose, accessToken: String?, authorizationCode: String? = nil, keySet: JWKSet,
     now: Date

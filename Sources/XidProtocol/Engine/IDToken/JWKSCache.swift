@@ -12,13 +12,13 @@ import Foundation
 /// first one is always allowed, even right after the set was loaded, so a rotation just before a
 /// sign-in never fails it. The set is also fetched again when older than
 /// ``maximumAge``, so that keys the provider withdrew stop being trusted.
-public actor JWKSCache {
+package actor JWKSCache {
   /// The JWK Set URL.
-  public nonisolated let url: URL
+  package nonisolated let url: URL
   /// The shortest time between two fetches triggered by unknown keys.
-  public nonisolated let minimumRefetchInterval: Duration
+  package nonisolated let minimumRefetchInterval: Duration
   /// How long a fetched set is used before it is fetched again regardless.
-  public nonisolated let maximumAge: Duration
+  package nonisolated let maximumAge: Duration
   private let http: ProtocolHTTP
   private let clock: any XidClock
   private var current: (keys: JWKSet, fetchedAt: Date)?
@@ -26,7 +26,7 @@ public actor JWKSCache {
   private var lastRefetch: Date?
   private var inFlight: Task<JWKSet, any Error>?
   /// How many times the set has been fetched (including failed attempts), for diagnostics.
-  public private(set) var fetchCount = 0
+  package private(set) var fetchCount = 0
 
   /// Creates a cache for the JWK Set at `url`.
   ///
@@ -36,7 +36,7 @@ public actor JWKSCache {
   ///   - clock: the clock for the refetch limit and the maximum age.
   ///   - minimumRefetchInterval: at most one fetch for unknown keys per this interval; a minute by default.
   ///   - maximumAge: how long a set is used before it is fetched again; one day by default.
-  public init(
+  package init(
     url: URL, transport: any HTTPTransport, clock: any XidClock = SystemClock(),
     minimumRefetchInterval: Duration = .seconds(60),
     maximumAge: Duration = .seconds(86_400)
@@ -52,7 +52,7 @@ public actor JWKSCache {
   ///
   /// - Throws: ``XidError/Code/keySetUnavailable`` (with the HTTP status when the server answered),
   ///   and what any request to the provider throws (``XidError/Code/networkFailure``, …).
-  public func keySet() async throws -> JWKSet {
+  package func keySet() async throws -> JWKSet {
     if let current, clock.now.timeIntervalSince(current.fetchedAt) < maximumAge.timeInterval { return current.keys }
     return try await fetch()
   }
@@ -68,7 +68,7 @@ public actor JWKSCache {
   ///   the token's `kid`, ``XidError/Code/unknownSigningKey`` when no key fits even after a refetch
   ///   (or a refetch is not allowed yet), and the errors of ``keySet()``.
   @discardableResult
-  public func verify(_ jws: CompactJWS, allowedAlgorithms: Set<JWSAlgorithm>) async throws -> JWSVerificationKey {
+  package func verify(_ jws: CompactJWS, allowedAlgorithms: Set<JWSAlgorithm>) async throws -> JWSVerificationKey {
     let algorithm = try jws.header.algorithm(allowedBy: allowedAlgorithms)
     let first = try await keySet()
     let firstResult = try Self.attempt(jws, algorithm: algorithm, in: first)
