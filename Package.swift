@@ -40,13 +40,16 @@ let package = Package(
     .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", providers: [.apt(["libssl-dev"])]),
     .target(name: "COpenSSLLoader"),
     // Layer 1: JOSE (base64url, JSON, JWK, JWS, JWT) on the platform's crypto, and XidError with the
-    // one list of its codes.
+    // one list of its codes. It carries Xid's privacy manifest, since every product links it
+    // (docs/apple.md, "The privacy manifest"); nothing reads the resource at run time, so on Linux it
+    // is a file beside the binaries and nothing more.
     .target(
       name: "XidJOSE",
       dependencies: [
         .target(name: "COpenSSL", condition: .when(platforms: [.linux])),
         .target(name: "COpenSSLLoader", condition: .when(platforms: [.linux])),
-      ]
+      ],
+      resources: [.copy("PrivacyInfo.xcprivacy")]
     ),
     // Layer 2: the portable core, in four targets, each on the ones before it. Foundation only, never
     // FoundationNetworking.

@@ -35,8 +35,10 @@ let package = Package(
     .target(name: "ExampleIntents", dependencies: ["ExampleShared", xid, xidAppIntents]),
     // The widget: the shared session, and what to do when the user must sign in or unlock.
     .target(name: "ExampleWidget", dependencies: ["ExampleShared", xid, xidAppIntents]),
-    // The entry points of the three Xcode targets, compiled here so that they stay correct.
-    .executableTarget(name: "XcodeApp", dependencies: ["ExampleAppUI"], path: "XcodeTargets/App"),
+    // The entry points of the three Xcode targets, compiled here so that they stay correct. The app's
+    // privacy manifest beside its entry point goes into the Xcode app target, not into this package.
+    .executableTarget(
+      name: "XcodeApp", dependencies: ["ExampleAppUI"], path: "XcodeTargets/App", exclude: ["PrivacyInfo.xcprivacy"]),
     .executableTarget(
       name: "XcodeIntentsExtension", dependencies: ["ExampleIntents"], path: "XcodeTargets/IntentsExtension"),
     .executableTarget(

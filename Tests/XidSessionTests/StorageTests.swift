@@ -67,6 +67,31 @@ struct FileTokenStorageTests {
     #expect(error?.reason.contains(file.path) == true)
   }
 
+  @Test func aFileWhereTheDirectoryShouldBeKeepsItsPermissions() throws {
+    let parent = temporaryDirectory()
+    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+    let file = parent.appendingPathComponent("tokens")
+    try Data("not a directory".utf8).write(to: file)
+    chmod(file.path, 0o644)
+    let link = parent.appendingPathComponent("link")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: file)
+    for path in [file, link] {
+      let error = expectXidError(.storageFailure) { try FileTokenStorage(directory: path) }
+      #expect(error?.reason.contains("not a directory") == true)
+    }
+    #expect(permissions(file.path) == 0o644)
+  }
+
+  @Test func aFileOnTheDirectorysPathIsAStorageFailure() throws {
+    let parent = temporaryDirectory()
+    try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+    let file = parent.appendingPathComponent("tokens")
+    try Data("not a directory".utf8).write(to: file)
+    let directory = file.appendingPathComponent("state", isDirectory: true)
+    let error = expectXidError(.storageFailure) { try FileTokenStorage(directory: directory) }
+    #expect(error?.reason.contains(directory.path) == true)
+  }
+
   @Test func leavesNoTemporaryFilesBehind() throws {
     let storage = try FileTokenStorage(directory: temporaryDirectory())
     for index in 0..<20 { try storage.save(key: "k", value: String(repeating: "v", count: index * 100)) }
