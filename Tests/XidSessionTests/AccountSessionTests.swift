@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import Xid
 import XidTestSupport
-import XidTesting
 
 @testable import XidDevice
 @testable import XidProtocol
@@ -55,7 +54,7 @@ struct AccountSessionTests {
     AccountSession(
       records: records(storage),
       lock: lockDirectory.map { FileLock(directory: $0, name: "." + Self.key + ".lock") }, lockTimeout: .seconds(5),
-      expiryLeeway: 60, logger: DiscardingLogger(), clock: TestClock(now: start),
+      expiryLeeway: 60, logger: DiscardingLogger(), clock: StandingClock(now: start),
       refresher: ClosureRefresher { try await refresher.refresh($0) })
   }
 

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import Xid
 import XidTestSupport
-import XidTesting
 
 @testable import XidDevice
 @testable import XidProtocol
@@ -40,7 +39,7 @@ struct BackgroundActivityTests {
     AccountSession(
       records: AccountSessionTests.records(storage), lock: FileLock(directory: lockDirectory, name: ".test.lock"),
       lockTimeout: .seconds(5), activity: activity, expiryLeeway: 60, logger: DiscardingLogger(),
-      clock: TestClock(now: AccountSessionTests.start), refresher: ClosureRefresher(refresher))
+      clock: StandingClock(now: AccountSessionTests.start), refresher: ClosureRefresher(refresher))
   }
 
   /// Waits (generously) until `condition` holds.
@@ -143,7 +142,7 @@ struct BackgroundActivityTests {
     let session = AccountSession(
       records: AccountSessionTests.records(storage), lock: FileLock(directory: temporaryDirectory(), name: ".l"),
       lockTimeout: .seconds(5), activity: NoTimeActivity(), expiryLeeway: 60, logger: DiscardingLogger(),
-      clock: TestClock(now: AccountSessionTests.start), refresher: ClosureRefresher(refresher.refresh))
+      clock: StandingClock(now: AccountSessionTests.start), refresher: ClosureRefresher(refresher.refresh))
     await expectXidError(.cancelled) { try await session.validRecord(force: false) }
     #expect(refresher.calls == 0)
   }

@@ -35,7 +35,7 @@ struct SignOutDuringRefreshTests {
   static func session(storage: any TokenStorageAdapter, gate: Gate, revoked: Recorder<String>) -> AccountSession {
     AccountSession(
       records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
-      logger: DiscardingLogger(), clock: TestClock(now: AccountSessionTests.start),
+      logger: DiscardingLogger(), clock: StandingClock(now: AccountSessionTests.start),
       refresher: ClosureRefresher(revoking: { await revoked.record($0) }) { _ in
         await gate.wait()
         return RefreshedTokens(accessToken: "at-1", tokenType: "Bearer", expiresIn: 3600, refreshToken: "rt-1")

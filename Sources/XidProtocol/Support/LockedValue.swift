@@ -4,8 +4,10 @@ import Foundation
 /// `getAccessToken()` fast path, configuration). Critical sections are a few loads and stores; no
 /// code that can wait runs under the lock.
 ///
-/// Inlinable: the layers above use it on the in-memory token path, and a generic class called
-/// across modules would otherwise run unspecialized.
+/// Its methods are inlinable, but Swift 6.3 does not specialize a `package` generic for another module
+/// (it does for a `public` one): across modules every call copies the value through its value
+/// witnesses. The in-memory token path therefore keeps its state in a lock of its own
+/// (`RecordCache`, in the session layer).
 package final class LockedValue<Value: Sendable>: @unchecked Sendable {
   // `value` is only touched while `lock` is held.
   @usableFromInline let lock = NSLock()
@@ -13,11 +15,24 @@ package final class LockedValue<Value: Sendable>: @unchecked Sendable {
 
   @inlinable package init(_ value: Value) { self.value = value }
 
-  @inlinable package func get() -> Value { lock.withLock { value } }
+  // `lock()` and `unlock()` rather than Foundation's `withLock`, a generic function that is not
+  // inlinable.
 
-  @inlinable package func set(_ newValue: Value) { lock.withLock { value = newValue } }
+  @inlinable package func get() -> Value {
+    lock.lock()
+    defer { lock.unlock() }
+    return value
+  }
+
+  @inlinable package func set(_ newValue: Value) {
+    lock.lock()
+    defer { lock.unlock() }
+    value = newValue
+  }
 
   @inlinable package func update<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-    try lock.withLock { try body(&value) }
+    lock.lock()
+    defer { lock.unlock() }
+    return try body(&value)
   }
 }

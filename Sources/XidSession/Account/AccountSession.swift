@@ -54,11 +54,9 @@ actor AccountSession {
   /// storage and sends it, and a provider with reuse detection then ends the session
   /// (docs/reliability.md, "Timeouts, and storage that refuses writes").
   var unsaved: (record: TokenRecord, base: TokenRecord)? {
-    didSet { savePending.set(unsaved != nil) }
+    // While tokens wait here, the fast paths leave the call to the actor, which tries to save them.
+    didSet { cached.setSavePending(unsaved != nil) }
   }
-  /// Whether ``unsaved`` holds tokens: the fast paths then leave the call to the actor, which tries
-  /// to save them.
-  private nonisolated let savePending = LockedValue(false)
   /// When this process may next try to save ``unsaved`` outside a refresh.
   private var nextSaveAttempt = Date.distantPast
   private var inFlight: Task<TokenRecord, any Error>?
@@ -79,7 +77,7 @@ actor AccountSession {
 
   /// The in-memory record when its access token is still usable: no actor hop, no I/O.
   nonisolated func usableRecordFromMemory() -> TokenRecord? {
-    guard !savePending.get(), let record = cached.get(),
+    guard let record = cached.getUnlessSavePending(),
       record.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway)
     else { return nil }
     return record
