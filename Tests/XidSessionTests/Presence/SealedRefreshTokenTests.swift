@@ -188,6 +188,48 @@ struct SealedRefreshTokenTests {
     #expect(try storage.keys(withPrefix: "xid.presence-key.").isEmpty)
   }
 
+  /// A sign-in interrupted after it made its key and before its record was stored leaves that key
+  /// under the account's other name: the stored session still opens, the next sign-in replaces the
+  /// left key, and sign-out deletes every key.
+  @Test func aKeyAnInterruptedSignInLeftOpensNothingAndGoes() async throws {
+    let storage = InMemoryTokenStorage()
+    let harness = try PresenceHarness(storage: storage, options: Self.protection)
+    try await harness.xid.signIn()
+    _ = try harness.keyStore.createKey(tag: harness.keyTag + ".2", requirement: .biometryCurrentSet)
+    harness.expireAccessToken()
+    _ = try await harness.xid.getAccessToken()
+    try await harness.xid.signIn()
+    #expect(try storage.keys(withPrefix: "xid.presence-key.").count == 1)
+    _ = try harness.keyStore.createKey(tag: harness.keyTag, requirement: .biometryCurrentSet)
+    try await harness.xid.signOut()
+    #expect(try storage.keys(withPrefix: "xid.presence-key.").isEmpty)
+  }
+
+  @Test func aDamagedKeyDoesNotStopTheNextSignIn() async throws {
+    let storage = InMemoryTokenStorage()
+    let harness = try PresenceHarness(storage: storage, options: Self.protection)
+    try await harness.xid.signIn()
+    try storage.save(key: SoftwarePresenceKeyStore.storageKey(harness.keyTag), value: "{}")
+    try await harness.xid.signIn()
+    harness.expireAccessToken()
+    _ = try await harness.xid.getAccessToken()
+    #expect(try storage.keys(withPrefix: "xid.presence-key.").count == 1, "the damaged key went too")
+  }
+
+  /// The replaced session's key stays until the new record is stored, so a confirmation the user
+  /// gave (kept for reuse) still opens its refresh token, which is then revoked.
+  @Test func aNewSignInRevokesTheReplacedSealedTokenWhenAConfirmationAllowsIt() async throws {
+    var options = Self.protection
+    options.authenticationReuse = .seconds(600)
+    let harness = try PresenceHarness(options: options)
+    try await harness.xid.signIn()
+    _ = try await harness.xid.getAccessToken(forceRefresh: true)
+    let replaced = try #require(await harness.provider.refreshTokens(issuedTo: TestUser.alice.subject).last)
+    try await harness.xid.signIn()
+    #expect(await harness.provider.revokedTokens == [replaced])
+    #expect(harness.user.prompts.count == 1, "the sign-in asks nothing")
+  }
+
   @Test func aConfirmationIsReusedForTheConfiguredTimeThenInvalidated() async throws {
     var options = Self.protection
     options.authenticationReuse = .seconds(60)
