@@ -44,7 +44,7 @@ public struct FileTokenStorage: TokenStorageAdapter {
 
   public func save(key: String, value: String) throws {
     let path = self.path(for: key)
-    let temporary = directoryPath + "/.\(fileName(for: key)).\(UInt32.random(in: .min ... .max)).tmp"
+    let temporary = directoryPath + "/.\(Self.fileName(for: key)).\(UInt32.random(in: .min ... .max)).tmp"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw Self.failure("create a temporary file in", directoryPath) }
     let bytes = Array(value.utf8)
@@ -109,11 +109,37 @@ public struct FileTokenStorage: TokenStorageAdapter {
 
   // MARK: - Paths
 
-  private func path(for key: String) -> String { directoryPath + "/" + fileName(for: key) }
+  private func path(for key: String) -> String { directoryPath + "/" + Self.fileName(for: key) }
+
+  /// The name of a temporary file of `key` written by the process `pid` of the pid space `space`
+  /// (``pidSpace``, this process's by default): `.<file name>.<space>-<pid>-<random>.tmp`, a dot
+  /// file, so never a key's. Its writer's pid tells whether the file is stale once the writer is gone.
+  static func temporaryFileName(forKey key: String, pid: pid_t, space: String = pidSpace) -> String {
+    "." + fileName(for: key) + "." + space + "-" + String(pid) + "-"
+      + String(UInt32.random(in: .min ... .max), radix: 16)
+      + ".tmp"
+  }
+
+  /// Where this process's pids mean something: 8 hex digits of a hash (FNV-1a) of the host's name
+  /// and, on Linux, of the pid namespace (`/proc/self/ns/pid`). A pid of another machine sharing the
+  /// directory (an NFS home) or of another container sharing it says nothing about a process here.
+  static let pidSpace: String = {
+    var text = ""
+    var host = [CChar](repeating: 0, count: 256)
+    if gethostname(&host, host.count - 1) == 0 { text = String(cString: host) }
+    #if os(Linux)
+      var link = [CChar](repeating: 0, count: 128)
+      if readlink("/proc/self/ns/pid", &link, link.count - 1) > 0 { text += "/" + String(cString: link) }
+    #endif
+    var hash: UInt32 = 2_166_136_261
+    for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 8 - hex.count) + hex
+  }()
 
   /// Keys become file names: letters, digits, `-`, `_` and (but first) `.` stay, every other byte
   /// becomes `%XX`, so no key names a dot file, a path or a parent directory.
-  private func fileName(for key: String) -> String {
+  private static func fileName(for key: String) -> String {
     var name = ""
     for byte in key.utf8 {
       switch byte {
