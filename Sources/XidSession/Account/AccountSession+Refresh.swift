@@ -84,7 +84,7 @@ extension AccountSession {
       try endForeign(
         foreign, refreshToken: opened.refreshToken, tokens: tokens, key: slot.key, tenure: tenure, drop: drop)
     }
-    let next = try await sealedForStorage(opened.refreshed(with: tokens, at: clock.now), newKey: false)
+    let next = try await sealedForStorage(opened.refreshed(with: tokens, at: clock.now), keyOf: stored)
     do {
       try await saveHoldingLock(next, at: slot.key, tenure: tenure)
     } catch {

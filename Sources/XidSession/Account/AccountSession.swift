@@ -168,7 +168,7 @@ actor AccountSession {
   ///   refresh token is for the caller to revoke.
   @discardableResult
   func store(_ record: TokenRecord) async throws -> TokenRecord? {
-    let sealed = try await sealedForStorage(record, newKey: true)
+    let sealed = try await sealedWithNewKey(record)
     return try await lock.run("sign-in", isolation: self) { tenure in
       var record = sealed
       let slot = try records.read(replacingUnreadable: true)

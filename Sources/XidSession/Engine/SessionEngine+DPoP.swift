@@ -54,20 +54,34 @@ extension SessionEngine {
   }
 
   /// Stores a sign-in's record, its refresh token sealed first (``sealedForSignIn(_:)``: tokens that
-  /// cannot be kept are revoked). The session it replaces (read under the refresh lock, so with the
-  /// tokens of a refresh that finished meanwhile, here or in another process) is over: its refresh
-  /// token, which nobody will send again, is revoked, best effort, and its key is deleted.
+  /// cannot be kept are revoked). When the store fails, the stored session stays as it was, with the
+  /// presence key that opens its refresh token, and the sign-in's tokens are revoked
+  /// (``storeFailed(_:sealed:cause:)``). The session it replaces (read under the refresh lock, so
+  /// with the tokens of a refresh that finished meanwhile, here or in another process) is over: its
+  /// presence key is deleted, its refresh token, which nobody will send again, is revoked, best
+  /// effort, and its DPoP key is deleted.
   func store(_ record: TokenRecord) async throws {
     // Sealed here rather than by the account, so that tokens that cannot be kept are revoked.
     let sealed = try await sealedForSignIn(record)
-    guard let replaced = try await account.store(sealed), replaced.signInID != record.signInID else { return }
+    let stored: TokenRecord?
+    do {
+      stored = try await account.store(sealed)
+    } catch {
+      throw await storeFailed(record, sealed: sealed, cause: error)
+    }
+    guard let replaced = stored, replaced.signInID != record.signInID else {
+      await keepOnlyThePresenceKey(of: sealed)
+      return
+    }
     let oldKey = replaced.dpopKeyThumbprint.flatMap { try? dpopKeys.key(thumbprint: $0) }
     if let old = replaced.dpopKeyThumbprint, old != record.dpopKeyThumbprint {
       dpopKeys.delete(thumbprint: old)
     }
-    guard let refreshToken = await account.revocableRefreshToken(of: replaced),
-      refreshToken != record.refreshToken
-    else { return }
+    // A sealed one is opened (only with a confirmation the call or the reuse time holds) before its
+    // presence key goes.
+    let revocable = await account.revocableRefreshToken(of: replaced)
+    await keepOnlyThePresenceKey(of: sealed)
+    guard let refreshToken = revocable, refreshToken != record.refreshToken else { return }
     let what = "the refresh token of the session the sign-in replaced"
     if await client.revokeBestEffort(
       refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, category: "sign-in", naming: what)

@@ -67,14 +67,15 @@ public actor SessionEngine {
     // One lock per account, shared by every process that shares the storage: refreshes and changes to
     // the pending sign-ins take it. A dot file, so that storage listings never take it for a key.
     let lock = storage.refreshLockDirectory.map { FileLock(directory: $0, name: "." + key + ".lock") }
+    let owner = RecordOwner(issuer: identity.issuerIdentifier, clientId: identity.clientId, account: identity.account)
+    let records = AccountRecordStore(storage: storage, owner: owner, logger: parts.logger)
     self.pending = PendingAuthorizationStore(
       storage: storage, accountKey: key,
       lock: AccountLock(
         file: lock, timeout: policy.refreshLockTimeout, activity: parts.backgroundActivity, clock: parts.clock),
-      logger: parts.logger, dpopKeys: dpopKeys)
-    let owner = RecordOwner(issuer: identity.issuerIdentifier, clientId: identity.clientId, account: identity.account)
+      logger: parts.logger, dpopKeys: dpopKeys, records: records)
     self.account = AccountSession(
-      records: AccountRecordStore(storage: storage, owner: owner, logger: parts.logger), lock: lock,
+      records: records, lock: lock,
       lockTimeout: policy.refreshLockTimeout, activity: parts.backgroundActivity,
       expiryLeeway: policy.expiryLeeway.timeInterval, logger: parts.logger, clock: parts.clock,
       refresher: TokenRefresher(client: client, signer: signer), sealer: presence.vault)
