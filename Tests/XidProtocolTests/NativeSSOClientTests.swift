@@ -66,6 +66,14 @@ struct NativeSSOClientTests {
     }
   }
 
+  /// Fails when a token, code or device secret the provider issued appears in `error`.
+  static func expectNoSecret(in error: XidError?, from provider: TestProvider) async {
+    guard let error else { return }
+    for secret in await provider.issuedSecrets where secret.count >= 8 {
+      #expect(!"\(error)".contains(secret) && !error.reason.contains(secret), "an error shows a secret: \(error.code)")
+    }
+  }
+
   @Test func aFamilySignInKeepsADeviceSecretThatItsIDTokenBindsWithDsHashAndSid() async throws {
     let family = try await Family()
     let client = try family.client(Self.familyApp)
@@ -126,11 +134,13 @@ struct NativeSSOClientTests {
     #expect(await family.provider.isDeviceSecretValid(family.deviceSecret) == false)
     let refusal = await expectXidError(.tokenRequestFailed) { try await sibling.exchange(family.exchange) }
     #expect(refusal?.isInvalidGrant == true)
+    await Self.expectNoSecret(in: refusal, from: family.provider)
     // The draft ends every refresh token of the session with it.
     let refresh = await expectXidError(.tokenRequestFailed) {
       try await sibling.refresh(refreshToken: try #require(first.tokens.refreshToken), originalIDToken: first.idToken)
     }
     #expect(refresh?.isInvalidGrant == true)
+    await Self.expectNoSecret(in: refresh, from: family.provider)
   }
 
   @Test func aRotatedDeviceSecretComesBackWithAnIDTokenThatBindsIt() async throws {
@@ -162,7 +172,10 @@ struct NativeSSOClientTests {
     let client = try Family.client(Self.familyApp, provider: provider, clock: clock, scopes: ["device_sso"])
     let signIn = try await Family.signIn(client, provider: provider)
     let deviceSecret = try #require(signIn.tokens.deviceSecret)
-    expectXidError(.deviceSecretMismatch) { try client.checkDeviceSecret(deviceSecret, boundTo: signIn.idToken) }
+    let error = expectXidError(.deviceSecretMismatch) {
+      try client.checkDeviceSecret(deviceSecret, boundTo: signIn.idToken)
+    }
+    await Self.expectNoSecret(in: error, from: provider)
   }
 
   @Test func anExchangeAnswerWithARotatedDeviceSecretThatItsIDTokenDoesNotBindIsRefused() async throws {
@@ -189,7 +202,8 @@ struct NativeSSOClientTests {
     let family = try await Family()
     try await family.provider.misbehave(misbehavior, .once)
     let sibling = try family.client(Self.siblingApp)
-    await expectXidError(code) { try await sibling.exchange(family.exchange) }
+    let error = await expectXidError(code) { try await sibling.exchange(family.exchange) }
+    await Self.expectNoSecret(in: error, from: family.provider)
     // Nothing of the answer was kept, nothing of the family lost: the next exchange works.
     let revoked = await family.provider.revokedTokens
     #expect(revoked.count == 2)
