@@ -98,11 +98,12 @@ extension TestProvider {
 
 extension TestProvider {
   /// Every secret the provider handed out or received: authorization codes, access, refresh and ID
-  /// tokens, device codes, and the PKCE verifiers clients sent. Tests use it to prove that none of
+  /// tokens, device codes, device secrets (Native SSO), and the PKCE verifiers clients sent. Tests use it to prove that none of
   /// them reached a log line, an error or a `description`.
   public var issuedSecrets: [String] {
     Array(store.codes.keys) + Array(store.accessTokens.keys) + Array(store.refreshTokens.keys)
-      + Array(store.deviceCodes.keys) + store.issuedIDTokens + Array(store.receivedVerifiers)
+      + Array(store.deviceCodes.keys) + store.issuedIDTokens + store.issuedDeviceSecrets
+      + Array(store.receivedVerifiers)
       + dpopState.receivedProofs
   }
 

@@ -5,8 +5,8 @@ import XidLoopback
 /// An OpenID provider that runs inside the test process, for Xid's own tests and for the tests of
 /// apps built on Xid: discovery, JWKS, the authorization endpoint with a programmable user, pushed
 /// authorization requests, the token endpoint (authorization code with PKCE, rotating refresh
-/// tokens, device code), UserInfo, revocation, end session, device authorization and a protected
-/// resource, plus hostile modes and fault injection to test what a client does when things go wrong.
+/// tokens, device code, token exchange with OpenID Connect Native SSO), UserInfo, revocation, end
+/// session, device authorization and a protected resource, plus hostile modes and fault injection to test what a client does when things go wrong.
 ///
 /// ## Starting a provider
 ///
@@ -60,7 +60,12 @@ import XidLoopback
 /// - The device code grant answers `authorization_pending`, `slow_down` (a poll sooner than the
 ///   interval, which then grows by 5 seconds), `access_denied` and `expired_token`.
 /// - ID tokens are signed with the current key and name its `kid`, and carry `iss`, `sub`, `aud`,
-///   `azp`, `exp`, `iat`, `auth_time`, `sid`, `nonce` (when sent) and `at_hash`.
+///   `azp`, `exp`, `iat`, `auth_time`, `sid`, `nonce` (when sent), `at_hash`, and `ds_hash` when
+///   issued with a device secret.
+/// - A sign-in with the `device_sso` scope gets a device secret, which another client of the family
+///   (``TestClient/allowsTokenExchange``) exchanges with the family's ID token for its own tokens
+///   (RFC 8693, Native SSO draft 07 §4); see ``NativeSSOSettings``. Access tokens can be exchanged
+///   for narrower ones, or for an ID token.
 /// - Authorization responses carry `iss` (RFC 9207).
 ///
 /// ## Making it misbehave

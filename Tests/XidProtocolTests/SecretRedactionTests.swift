@@ -14,6 +14,7 @@ struct SecretRedactionTests {
     "AT-access-secret", "RT-refresh-secret", "CV-verifier-secret", "CS-client-secret", "DC-device-secret",
     "CODE-auth-secret", "COOKIE-secret", "DPOP-proof-secret", "PROXY-secret", "ASSERTION-secret",
     "SUBJECT-token-secret", "JWS-payload-secret", "NONCE-secret", "STATE-secret", "UC-user-code",
+    "DS-device-secret", "ACTOR-token-secret",
   ]
 
   /// What `\(value)`, `String(reflecting:)` and `dump` make of `value`.
@@ -45,7 +46,7 @@ struct SecretRedactionTests {
         ("code_verifier", "CV-verifier-secret"), ("client_secret", "CS-client-secret"),
         ("client_assertion", "ASSERTION-secret"), ("device_code", "DC-device-secret"),
         ("token", "AT-access-secret"), ("assertion", "ASSERTION-secret"), ("subject_token", "SUBJECT-token-secret"),
-        ("client_id", "client-1"),
+        ("actor_token", "ACTOR-token-secret"), ("device_secret", "DS-device-secret"), ("client_id", "client-1"),
       ],
       headers: [
         "Authorization": "Bearer AT-access-secret", "Cookie": "sid=COOKIE-secret", "DPoP": "DPOP-proof-secret",
@@ -85,7 +86,7 @@ struct SecretRedactionTests {
 
     let tokenBody: JSONValue = [
       "access_token": "AT-access-secret", "token_type": "Bearer", "refresh_token": "RT-refresh-secret",
-      "id_token": .string(compact), "expires_in": 3600,
+      "id_token": .string(compact), "expires_in": 3600, "device_secret": "DS-device-secret",
     ]
     let response = HTTPResponse.json(tokenBody, headers: ["Set-Cookie": "sid=COOKIE-secret; HttpOnly"])
     expectNoSecret(in: response, named: "HTTPResponse", also: jwsParts)
@@ -100,6 +101,28 @@ struct SecretRedactionTests {
     let idToken = try IDToken(restoring: compact)
     expectNoSecret(in: idToken, named: "IDToken", also: jwsParts)
     expectNoSecret(in: TokenResult(tokens: tokens, idToken: idToken), named: "TokenResult", also: jwsParts)
+
+    let exchangeRequest = TokenExchangeRequest.nativeSSO(
+      idToken: "SUBJECT-token-secret", deviceSecret: "DS-device-secret", issuer: "https://op.example",
+      scopes: ["profile"])
+    expectNoSecret(in: exchangeRequest, named: "TokenExchangeRequest")
+    let actorRequest = TokenExchangeRequest(
+      subjectToken: "SUBJECT-token-secret", subjectTokenType: .accessToken, actorToken: "ACTOR-token-secret",
+      actorTokenType: .jwt, audiences: ["api"], resources: [URL(string: "https://api.example")!])
+    expectNoSecret(in: actorRequest, named: "TokenExchangeRequest with an actor")
+    var exchangeBody = tokenBody.objectValue!
+    exchangeBody["issued_token_type"] = "urn:ietf:params:oauth:token-type:access_token"
+    let exchanged = try TokenExchangeResponse(json: exchangeBody, receivedAt: Date())
+    expectNoSecret(in: exchanged, named: "TokenExchangeResponse", also: jwsParts)
+    expectNoSecret(in: HTTPResponse.json(.object(exchangeBody)), named: "HTTPResponse of an exchange", also: jwsParts)
+    expectNoSecret(
+      in: TokenExchangeResult(tokens: exchanged, idToken: idToken), named: "TokenExchangeResult", also: jwsParts)
+    let issuedIDToken = try TokenExchangeResponse(
+      json: [
+        "access_token": .string(compact), "issued_token_type": "urn:ietf:params:oauth:token-type:id_token",
+        "token_type": "N_A",
+      ], receivedAt: Date())
+    expectNoSecret(in: issuedIDToken, named: "TokenExchangeResponse of an ID token", also: jwsParts)
 
     let pending = PendingAuthorization(
       state: "STATE-secret", nonce: "NONCE-secret", codeVerifier: "CV-verifier-secret",

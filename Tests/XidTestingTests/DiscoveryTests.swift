@@ -28,7 +28,10 @@ struct DiscoveryTests {
     #expect(document["response_types_supported"] == ["code"])
     let grants = (document["grant_types_supported"]?.arrayValue ?? []).compactMap(\.stringValue)
     #expect(
-      Set(grants) == ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"])
+      Set(grants) == [
+        "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code",
+        "urn:ietf:params:oauth:grant-type:token-exchange",
+      ])
     #expect(await provider.counters.discoveryFetches == 1)
   }
 

@@ -102,6 +102,12 @@ extension XidError.Code {
   /// issuer, audience, nonce, hash, a missing claim, expired or issued in the future. Do not use the
   /// tokens; if times are the problem, check the device clock.
   public static let invalidIDToken = Self("invalidIDToken")
+  /// A device secret and the ID token it came with are not a pair (OpenID Connect Native SSO for
+  /// Mobile Apps 1.0): the ID token has no `ds_hash`, or, where the provider's derivation is known
+  /// (`SessionPolicy.deviceSecretHashRule`), its `ds_hash` is not that of the secret. Keep neither of
+  /// the two, and keep what was stored before; the provider is misbehaving, or something altered its
+  /// answer.
+  public static let deviceSecretMismatch = Self("deviceSecretMismatch")
   /// No key of the provider's JWK Set fits the ID token, even after fetching the set again (keys may
   /// be re-fetched at most once a minute). The provider may be rotating keys: try again in a minute.
   public static let unknownSigningKey = Self("unknownSigningKey")
@@ -143,7 +149,9 @@ extension XidError.Code {
   /// A refresh answered with tokens that are not this session's: the new ID token is about another
   /// user, issuer or client, or its signature by a known key of the provider does not verify. Xid
   /// ended the session and revoked the new refresh token. Sign the user in again, and look into the
-  /// provider's configuration (or whatever answers in its name).
+  /// provider's configuration (or whatever answers in its name). A token exchange reports it too when
+  /// its ID token is about another user than its subject token: Xid revoked the new tokens and kept
+  /// nothing, and no session changed.
   public static let foreignTokenResponse = Self("foreignTokenResponse")
 
   // MARK: - DPoP (RFC 9449)
@@ -278,6 +286,7 @@ extension XidError.Code {
     .tokenRequestFailed,
     .invalidTokenResponse,
     .invalidIDToken,
+    .deviceSecretMismatch,
     .unknownSigningKey,
     .keySetUnavailable,
     .userInfoFailed,

@@ -39,6 +39,9 @@ public struct JWTClaims: Sendable, Hashable {
   public let authTime: Date?
   /// `sid` (OpenID Connect): the session at the provider.
   public let sessionID: String?
+  /// `ds_hash` (OpenID Connect Native SSO for Mobile Apps 1.0): the binding of an ID token to the
+  /// device secret issued with it.
+  public let deviceSecretHash: String?
 
   /// Reads claims from a JWT payload.
   ///
@@ -51,7 +54,7 @@ public struct JWTClaims: Sendable, Hashable {
     }
     self.payload = payload as? [UInt8] ?? Array(payload)
     var issuer: String?, subject: String?, jwtID: String?, nonce: String?, authorizedParty: String?
-    var accessTokenHash: String?, codeHash: String?, sessionID: String?
+    var accessTokenHash: String?, codeHash: String?, sessionID: String?, deviceSecretHash: String?
     var expiresAt: Date?, notBefore: Date?, issuedAt: Date?, authTime: Date?
     var audience: [String] = []
     try self.payload.withUnsafeBufferPointer { bytes in
@@ -76,12 +79,13 @@ public struct JWTClaims: Sendable, Hashable {
         case .c_hash: codeHash = try Self.string(name, parser.parseValue())
         case .auth_time: authTime = try Self.date(name, parser.parseValue())
         case .sid: sessionID = try Self.string(name, parser.parseValue())
+        case .ds_hash: deviceSecretHash = try Self.string(name, parser.parseValue())
         }
       }
     }
     (self.issuer, self.subject, self.audience, self.jwtID, self.nonce) = (issuer, subject, audience, jwtID, nonce)
-    (self.authorizedParty, self.accessTokenHash, self.codeHash, self.sessionID) =
-      (authorizedParty, accessTokenHash, codeHash, sessionID)
+    (self.authorizedParty, self.accessTokenHash, self.codeHash, self.sessionID, self.deviceSecretHash) =
+      (authorizedParty, accessTokenHash, codeHash, sessionID, deviceSecretHash)
     (self.expiresAt, self.notBefore, self.issuedAt, self.authTime) = (expiresAt, notBefore, issuedAt, authTime)
   }
 
@@ -97,7 +101,7 @@ public struct JWTClaims: Sendable, Hashable {
 
   /// The claims ``init(payload:)`` reads into typed properties.
   private enum Registered: String, CaseIterable, NameMatchable {
-    case iss, sub, aud, exp, nbf, iat, jti, nonce, azp, at_hash, c_hash, auth_time, sid
+    case iss, sub, aud, exp, nbf, iat, jti, nonce, azp, at_hash, c_hash, auth_time, sid, ds_hash
     static let names = NameTable(Self.self)
   }
 

@@ -33,6 +33,13 @@ public struct SessionPolicy: Sendable {
   public var presence: PresenceOptions
   /// The provider's deviations from the standards that Xid accepts; none by default.
   public var providerQuirks: ProviderQuirks
+  /// How the provider derives the `ds_hash` of an ID token from the device secret issued with it
+  /// (OpenID Connect Native SSO for Mobile Apps 1.0, draft 07 §3.4.1), which
+  /// ``OpenIDClient/checkDeviceSecret(_:boundTo:)`` checks: ``DeviceSecretHashRule/providerDefined``
+  /// by default, which requires `ds_hash` without recomputing it, since the draft leaves the
+  /// derivation to the provider. Set ``DeviceSecretHashRule/atHashRule`` only for a provider that
+  /// documents that derivation (`XidTesting`'s does).
+  public var deviceSecretHashRule: DeviceSecretHashRule
 
   /// Creates a policy; every parameter has the safe default.
   ///
@@ -46,11 +53,13 @@ public struct SessionPolicy: Sendable {
   ///   - usesDPoP: bind the tokens to a key of this device (RFC 9449); off by default.
   ///   - presence: what needs the user to be present; nothing by default.
   ///   - providerQuirks: the provider's deviations from the standards to accept; none by default.
+  ///   - deviceSecretHashRule: how the provider derives `ds_hash` (Native SSO); unknown by default.
   public init(
     prefersPushedAuthorization: Bool = false, clockSkewLeeway: Duration = .seconds(60),
     expiryLeeway: Duration = .seconds(60), metadataLifetime: Duration = .seconds(3600),
     refreshLockTimeout: Duration = .seconds(10), requestTimeout: Duration = .seconds(30), usesDPoP: Bool = false,
-    presence: PresenceOptions = PresenceOptions(), providerQuirks: ProviderQuirks = []
+    presence: PresenceOptions = PresenceOptions(), providerQuirks: ProviderQuirks = [],
+    deviceSecretHashRule: DeviceSecretHashRule = .providerDefined
   ) {
     self.prefersPushedAuthorization = prefersPushedAuthorization
     self.clockSkewLeeway = clockSkewLeeway
@@ -61,6 +70,7 @@ public struct SessionPolicy: Sendable {
     self.usesDPoP = usesDPoP
     self.presence = presence
     self.providerQuirks = providerQuirks
+    self.deviceSecretHashRule = deviceSecretHashRule
   }
 
   /// Checks the policy's ranges and that its options fit together.

@@ -21,16 +21,20 @@ extension TestProvider {
       "response_modes_supported": ["query"],
       "grant_types_supported": [
         .string(GrantType.authorizationCode), .string(GrantType.refreshToken), .string(GrantType.deviceCode),
+        .string(GrantType.tokenExchange),
       ],
       "subject_types_supported": ["public"],
       "id_token_signing_alg_values_supported": .array(keys.algorithms.map { .string($0.rawValue) }),
       "code_challenge_methods_supported": ["S256"],
       "token_endpoint_auth_methods_supported": authenticationMethods,
       "revocation_endpoint_auth_methods_supported": authenticationMethods,
-      "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
+      "scopes_supported": .array(
+        (["openid", "profile", "email", "address", "phone", "offline_access"]
+          + (configuration.nativeSSO.isSupported ? ["device_sso"] : [])).map { .string($0) }),
       "claims_supported": .array(
-        (["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash", "sid"] + ScopeClaims.all)
-          .map { .string($0) }),
+        (["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash", "sid"]
+          + (configuration.nativeSSO.isSupported ? ["ds_hash"] : []) + ScopeClaims.all).map { .string($0) }),
+      "native_sso_supported": .bool(configuration.nativeSSO.isSupported),
       "prompt_values_supported": ["none", "login", "consent"],
       "authorization_response_iss_parameter_supported": true,
       "claims_parameter_supported": false,

@@ -3,7 +3,8 @@ import XidCore
 
 extension TestProvider {
   /// The end-session endpoint (OpenID Connect RP-Initiated Logout): records the call, ends the
-  /// user's session and redirects to a registered `post_logout_redirect_uri` with `state`.
+  /// user's session (and the device session of the hint's `sid`, Native SSO's) and redirects to a
+  /// registered `post_logout_redirect_uri` with `state`.
   func serveEndSession(_ request: HTTPRequest) throws -> HTTPResponse {
     let parameters = try FormParameters.of(request)
     try parameters.requireNoRepeats()
@@ -27,6 +28,7 @@ extension TestProvider {
       throw OAuthFailure.invalidRequest("the client_id differs from the id_token_hint's audience")
     }
     session = nil
+    if let sessionID = claims?.sessionID { endDeviceSession(id: sessionID) }
     guard let uri = parameters["post_logout_redirect_uri"] else { return .json(["result": "signed out"]) }
     guard let clientId = parameters["client_id"] ?? hintedClient, let client = configuration.client(clientId),
       client.allowsPostLogoutRedirect(to: uri), let target = URL(string: uri)

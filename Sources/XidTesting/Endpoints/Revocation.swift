@@ -3,7 +3,8 @@ import XidCore
 
 extension TestProvider {
   /// The revocation endpoint (RFC 7009): revoking a refresh token revokes its whole grant, revoking
-  /// an access token revokes that token. Unknown tokens are answered `200` like known ones.
+  /// an access token revokes that token, and revoking a device secret (Native SSO) is a family
+  /// sign-out: it ends the secret's device session. Unknown tokens are answered `200` like known ones.
   func serveRevocation(_ request: HTTPRequest) throws -> HTTPResponse {
     let parameters = try FormParameters.form(of: request)
     try parameters.requireNoRepeats()
@@ -24,6 +25,13 @@ extension TestProvider {
     } else if let record = store.accessTokens[token] {
       try requireOwner(record.grantID)
       store.accessTokens[token]?.revoked = true
+      store.revokedTokens.append(token)
+    } else if let record = store.deviceSecrets[token] {
+      // Any app of the family may sign the family out.
+      guard record.clientId == client.id || client.allowsTokenExchange else {
+        throw OAuthFailure("unauthorized_client", "the device secret was issued to another client")
+      }
+      endDeviceSession(id: record.sessionID)
       store.revokedTokens.append(token)
     }
     return HTTPResponse(status: 200, headers: ["Cache-Control": "no-store"])

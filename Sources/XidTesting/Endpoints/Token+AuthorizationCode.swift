@@ -40,9 +40,12 @@ extension TestProvider {
     let grantID = store.newGrant(record.authorization)
     record.redeemedGrant = grantID
     store.codes[code] = record
+    let deviceSecret = try deviceSecret(
+      for: record.authorization, scopes: record.authorization.scopes, refreshing: false,
+      presented: parameters["device_secret"], now: now)
     return try issueTokens(
       grantID: grantID, scopes: record.authorization.scopes, now: now, code: code, jkt: jkt,
-      refreshTokenJKT: bindsRefreshTokens(of: client) ? jkt : nil)
+      refreshTokenJKT: bindsRefreshTokens(of: client) ? jkt : nil, deviceSecret: deviceSecret)
   }
 
   /// Whether refresh tokens issued to `client` with a DPoP proof are bound to its key: those of

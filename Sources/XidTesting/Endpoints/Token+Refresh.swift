@@ -45,7 +45,10 @@ extension TestProvider {
       record.rotated = true
       store.refreshTokens[token] = record
     }
+    let deviceSecret = try deviceSecret(
+      for: grant.authorization, scopes: scopes, refreshing: true, presented: parameters["device_secret"], now: now)
     return try issueTokens(
-      grantID: grant.id, scopes: scopes, now: now, refreshing: true, jkt: jkt, refreshTokenJKT: record.jkt)
+      grantID: grant.id, scopes: scopes, now: now, refreshing: true, jkt: jkt, refreshTokenJKT: record.jkt,
+      deviceSecret: deviceSecret)
   }
 }

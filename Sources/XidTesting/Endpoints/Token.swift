@@ -5,7 +5,9 @@ extension TestProvider {
   /// The token endpoint: authenticates the client and dispatches on `grant_type`.
   func serveToken(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
     let parameters = try FormParameters.form(of: request)
-    try parameters.requireNoRepeats()
+    // A token exchange may name several audiences and resources (RFC 8693 §2.1).
+    try parameters.requireNoRepeats(
+      except: parameters["grant_type"] == GrantType.tokenExchange ? ["audience", "resource"] : [])
     let client = try authenticateClient(request, parameters)
     let jkt = try verifyDPoPProof(request, endpoint: .token, audience: .authorizationServer, now: now)
     if client.requiresDPoP && jkt == nil {
@@ -17,9 +19,25 @@ extension TestProvider {
     case GrantType.authorizationCode: body = try exchangeCode(parameters, client: client, jkt: jkt, now: now)
     case GrantType.refreshToken: body = try refresh(parameters, client: client, jkt: jkt, now: now)
     case GrantType.deviceCode: body = try redeemDeviceCode(parameters, client: client, jkt: jkt, now: now)
+    case GrantType.tokenExchange: body = try exchangeToken(parameters, client: client, jkt: jkt, now: now)
     default: throw OAuthFailure("unsupported_grant_type", "the grant type is not supported")
     }
     return .json(body, headers: ["Pragma": "no-cache"])
+  }
+
+  /// A device secret to send with the tokens of a grant (OpenID Connect Native SSO), and bind the
+  /// ID token to with `ds_hash`.
+  struct IssuedDeviceSecret {
+    /// The secret.
+    let value: String
+    /// Whether the response carries it as `device_secret` (an exchange binds its ID token to the
+    /// secret it was sent, and returns a secret only when it rotates it).
+    let isReturned: Bool
+  }
+
+  /// Whether a response for `scopes` carries an ID token.
+  func issuesIDToken(scopes: [String], refreshing: Bool) -> Bool {
+    scopes.contains("openid") && (!refreshing || configuration.issuesIDTokenOnRefresh)
   }
 
   /// A successful token response for `grantID`, with an access token of `scopes`, a refresh token
@@ -29,9 +47,11 @@ extension TestProvider {
   ///   - jkt: the thumbprint of the request's DPoP key: the access token is bound to it
   ///     (`token_type: DPoP`), unless ``Misbehavior/bearerTokenForDPoPRequest`` is on.
   ///   - refreshTokenJKT: the key the new refresh token is bound to, if any.
+  ///   - deviceSecret: the device secret the ID token is bound to (`ds_hash`), if any.
+  ///   - exchangedFrom: for a Native SSO exchange, the client of the family's ID token.
   func issueTokens(
     grantID: Int, scopes: [String], now: Date, code: String? = nil, refreshing: Bool = false, jkt: String? = nil,
-    refreshTokenJKT: String? = nil
+    refreshTokenJKT: String? = nil, deviceSecret: IssuedDeviceSecret? = nil, exchangedFrom: String? = nil
   ) throws -> JSONValue {
     guard let grant = store.grants[grantID] else { throw OAuthFailure.invalidGrant("the grant is unknown") }
     let unbound = jkt != nil && misbehaviors.use(.bearerTokenForDPoPRequest)
@@ -54,12 +74,13 @@ extension TestProvider {
       store.issuedRefreshTokens.append((refreshToken, grantID))
       body["refresh_token"] = .string(refreshToken)
     }
-    if scopes.contains("openid") && (!refreshing || configuration.issuesIDTokenOnRefresh) {
+    if issuesIDToken(scopes: scopes, refreshing: refreshing) {
       let idToken = try mintIDToken(
         for: grant.authorization, accessToken: accessToken, code: code, refreshing: refreshing, scopes: scopes,
-        now: now)
+        now: now, deviceSecret: deviceSecret?.value, exchangedFrom: exchangedFrom)
       store.issuedIDTokens.append(idToken)
       body["id_token"] = .string(idToken)
+      if let deviceSecret, deviceSecret.isReturned { body["device_secret"] = .string(deviceSecret.value) }
     }
     return .object(body)
   }

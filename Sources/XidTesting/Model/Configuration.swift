@@ -60,6 +60,9 @@ extension TestProvider {
     public var includesScopeClaimsInIDToken = false
     /// How the provider checks DPoP proofs (RFC 9449) and binds tokens to their keys.
     public var dpop = DPoPSettings()
+    /// How the provider serves OpenID Connect Native SSO for Mobile Apps (device secrets, and the
+    /// exchange of a family's ID token for a sibling app's tokens).
+    public var nativeSSO = NativeSSOSettings()
 
     /// The default configuration: the ``TestClient/example`` client, ES256, short lifetimes, PAR
     /// supported, rotating refresh tokens.

@@ -1,3 +1,5 @@
+import XidCore
+
 extension TestProvider {
   /// How many requests each endpoint has received since the provider started (or since
   /// ``TestProvider/resetCounters()``).
@@ -22,6 +24,8 @@ extension TestProvider {
     public internal(set) var refreshes = 0
     /// Token requests with the device code grant type.
     public internal(set) var deviceCodePolls = 0
+    /// Token requests with the token exchange grant type (RFC 8693), Native SSO's included.
+    public internal(set) var tokenExchanges = 0
     /// UserInfo requests.
     public internal(set) var userInfoRequests = 0
     /// Revocation requests.
@@ -63,6 +67,7 @@ extension TestProvider {
         case GrantType.authorizationCode: codeExchanges += 1
         case GrantType.refreshToken: refreshes += 1
         case GrantType.deviceCode: deviceCodePolls += 1
+        case GrantType.tokenExchange: tokenExchanges += 1
         default: break
         }
       case .userInfo: userInfoRequests += 1
@@ -81,4 +86,5 @@ enum GrantType {
   static let authorizationCode = "authorization_code"
   static let refreshToken = "refresh_token"
   static let deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+  static let tokenExchange = TokenExchangeRequest.grantType
 }

@@ -17,7 +17,8 @@ extension TestProvider {
   public enum Misbehavior: Sendable, Hashable {
     // MARK: ID tokens
 
-    /// The ID token's `iss` is ``foreignIssuer``.
+    /// The ID token's `iss` is ``foreignIssuer``: that of a sign-in, a refresh or an exchange,
+    /// whichever the token endpoint issues next (for Native SSO, an ID token of another issuer).
     case wrongIssuer
     /// The ID token has no `sub`.
     case missingSubject
@@ -51,6 +52,22 @@ extension TestProvider {
     /// a `kid` that a client's cached JWKS does not have (the retired key stays published or not as
     /// ``Configuration/keepsPreviousKeysOnRotation`` says).
     case rotateKeyBeforeSigning
+
+    // MARK: Native SSO (OpenID Connect Native SSO for Mobile Apps 1.0)
+
+    /// The ID token issued with a device secret has a `ds_hash` that is the hash of another secret.
+    case wrongDeviceSecretHash
+    /// The ID token issued with a device secret has no `ds_hash`.
+    case missingDeviceSecretHash
+    /// A Native SSO exchange answers with an ID token whose `sub` is ``foreignSubject``: another
+    /// user than the family's. Only exchanges use this mode up.
+    case otherSubjectOnExchange
+    /// A Native SSO exchange answers with an ID token for the family's client (the `aud` and `azp`
+    /// of the ID token it was sent), not for the client that asked. Only exchanges use this mode up.
+    case familyAudienceOnExchange
+    /// A Native SSO exchange accepts a device secret that is no longer valid: revoked, rotated out,
+    /// expired, or of a device session a family sign-out ended. Used up only by such a secret.
+    case acceptsDeviceSecretAfterSignOut
 
     // MARK: DPoP (RFC 9449)
 

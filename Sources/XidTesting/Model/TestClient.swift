@@ -19,17 +19,23 @@ public struct TestClient: Sendable, Hashable {
   /// Whether every token request of the client must carry a DPoP proof (its tokens are always
   /// DPoP-bound), as glewlwyd's `dpop_bound_access_tokens` client property does.
   public var requiresDPoP: Bool
+  /// Whether the client may use the token exchange grant (RFC 8693) and share sign-ins with the other
+  /// clients that may: a member of an app family in OpenID Connect Native SSO, whose ID tokens
+  /// siblings may exchange and which may exchange theirs (draft 07 §4.3 lets the provider keep such a
+  /// list). Off by default: the provider answers `unauthorized_client`.
+  public var allowsTokenExchange: Bool
 
   /// Registers a client.
   public init(
     id: String, secret: String? = nil, redirectURIs: [URL], postLogoutRedirectURIs: [URL] = [],
-    requiresDPoP: Bool = false
+    requiresDPoP: Bool = false, allowsTokenExchange: Bool = false
   ) {
     self.id = id
     self.secret = secret
     self.redirectURIs = redirectURIs
     self.postLogoutRedirectURIs = postLogoutRedirectURIs
     self.requiresDPoP = requiresDPoP
+    self.allowsTokenExchange = allowsTokenExchange
   }
 
   /// A public native-app client, `xid-example`, with the redirect URIs `com.example.app:/callback`

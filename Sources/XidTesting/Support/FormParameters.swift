@@ -38,10 +38,14 @@ struct FormParameters {
     return value
   }
 
-  /// Refuses a parameter that appears more than once.
-  func requireNoRepeats() throws {
+  /// Every non-empty value of `name`, in order: for the parameters that may repeat (`audience` and
+  /// `resource` of a token exchange).
+  func values(_ name: String) -> [String] { pairs.filter { $0.0 == name && !$0.1.isEmpty }.map(\.1) }
+
+  /// Refuses a parameter that appears more than once, except those named in `repeatable`.
+  func requireNoRepeats(except repeatable: Set<String> = []) throws {
     var seen = Set<String>()
-    for (name, _) in pairs where !seen.insert(name).inserted {
+    for (name, _) in pairs where !repeatable.contains(name) && !seen.insert(name).inserted {
       throw OAuthFailure.invalidRequest("the \(name) parameter appears more than once")
     }
   }

@@ -4,9 +4,17 @@ import XidCore
 extension TestProvider {
   /// Signs an ID token (OpenID Connect Core §2, §3.1.3.6, §12.2) for `authorization`, applying the
   /// ID token hostile modes that are on.
+  ///
+  /// - Parameters:
+  ///   - accessToken: the access token issued with it, for `at_hash`; `nil` for an ID token issued
+  ///     alone (a token exchange's issued token).
+  ///   - deviceSecret: the device secret it is bound to (Native SSO): `ds_hash` is its hash by
+  ///     `at_hash`'s rule.
+  ///   - exchangedFrom: for a Native SSO exchange, the client of the family's ID token, which
+  ///     ``Misbehavior/familyAudienceOnExchange`` names as the audience.
   func mintIDToken(
-    for authorization: Authorization, accessToken: String, code: String?, refreshing: Bool, scopes: [String],
-    now: Date
+    for authorization: Authorization, accessToken: String?, code: String?, refreshing: Bool, scopes: [String],
+    now: Date, deviceSecret: String? = nil, exchangedFrom: String? = nil
   ) throws -> String {
     if misbehaviors.use(.rotateKeyBeforeSigning) {
       try keys.rotate(to: keys.current.algorithm, keepingPrevious: configuration.keepsPreviousKeysOnRotation)
@@ -26,7 +34,14 @@ extension TestProvider {
     claims["exp"] = Self.numericDate(issuedAt + lifetime)
     claims["auth_time"] = Self.numericDate(authorization.session.authTime.timeIntervalSince1970.rounded(.down))
     claims["sid"] = .string(authorization.session.id)
-    claims["at_hash"] = .string(Self.tokenHash(accessToken, for: key.algorithm))
+    if let accessToken { claims["at_hash"] = .string(Self.tokenHash(accessToken, for: key.algorithm)) }
+    if let deviceSecret {
+      if misbehaviors.use(.wrongDeviceSecretHash) {
+        claims["ds_hash"] = .string(Self.tokenHash("another device secret", for: key.algorithm))
+      } else if !misbehaviors.use(.missingDeviceSecretHash) {
+        claims["ds_hash"] = .string(Self.tokenHash(deviceSecret, for: key.algorithm))
+      }
+    }
     // A refreshed ID token carries no nonce (OpenID Connect Core §12.2 recommends leaving it out).
     if !refreshing, let nonce = authorization.nonce { claims["nonce"] = .string(nonce) }
     if configuration.includesCodeHash, let code { claims["c_hash"] = .string(Self.tokenHash(code, for: key.algorithm)) }
@@ -34,11 +49,18 @@ extension TestProvider {
     if misbehaviors.use(.wrongIssuer) { claims["iss"] = .string(Misbehavior.foreignIssuer) }
     if misbehaviors.use(.missingSubject) { claims["sub"] = nil }
     if refreshing && misbehaviors.use(.otherSubjectOnRefresh) { claims["sub"] = .string(Misbehavior.foreignSubject) }
+    if let exchangedFrom {
+      if misbehaviors.use(.otherSubjectOnExchange) { claims["sub"] = .string(Misbehavior.foreignSubject) }
+      if misbehaviors.use(.familyAudienceOnExchange) {
+        claims["aud"] = .string(exchangedFrom)
+        claims["azp"] = .string(exchangedFrom)
+      }
+    }
     if misbehaviors.use(.wrongAudience) {
       claims["aud"] = .string(Misbehavior.foreignAudience)
       claims["azp"] = .string(Misbehavior.foreignAudience)
     }
-    if misbehaviors.use(.wrongAccessTokenHash) {
+    if accessToken != nil, misbehaviors.use(.wrongAccessTokenHash) {
       claims["at_hash"] = .string(Self.tokenHash("another access token", for: key.algorithm))
     }
     if misbehaviors.use(.wrongNonce) { claims["nonce"] = .string("not-the-nonce-" + (try Randomness.token(bytes: 8))) }

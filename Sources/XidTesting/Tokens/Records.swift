@@ -45,6 +45,8 @@ struct AccessTokenRecord {
   var revoked = false
   /// The thumbprint of the DPoP key the token is bound to (`cnf.jkt`), or `nil` for a Bearer token.
   var jkt: String? = nil
+  /// The `audience` and `resource` values of the token exchange that issued it, if one did.
+  var audiences: [String] = []
 }
 
 /// A refresh token; a rotated one may never be used again.
@@ -80,4 +82,23 @@ struct PushedRequest {
   let clientId: String
   let parameters: FormParameters
   let expiresAt: Date
+}
+
+/// The user's sign-in on the device, which the apps of one family share (OpenID Connect Native SSO):
+/// the session of its `sid`, alive until a family sign-out ends it.
+struct DeviceSessionRecord {
+  let user: TestUser
+  let session: UserSession
+  var ended = false
+}
+
+/// A device secret (Native SSO): the session it belongs to, until it is rotated out, expires, or its
+/// session ends.
+struct DeviceSecretRecord {
+  let sessionID: String
+  /// The client it was issued to.
+  let clientId: String
+  let expiresAt: Date?
+  /// Whether a newer secret replaced it, or it was revoked.
+  var retired = false
 }

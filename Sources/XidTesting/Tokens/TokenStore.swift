@@ -16,6 +16,12 @@ struct TokenStore {
   var issuedRefreshTokens: [(token: String, grantID: Int)] = []
   /// The tokens the revocation endpoint revoked, oldest first.
   var revokedTokens: [String] = []
+  /// The device sessions of Native SSO, by `sid`.
+  var deviceSessions: [String: DeviceSessionRecord] = [:]
+  /// The device secrets, valid or not.
+  var deviceSecrets: [String: DeviceSecretRecord] = [:]
+  /// Every device secret issued, oldest first.
+  var issuedDeviceSecrets: [String] = []
   private var lastGrantID = 0
 
   /// Starts a refresh-token family for `authorization`.
@@ -27,6 +33,24 @@ struct TokenStore {
 
   /// Revokes a grant: every access and refresh token issued from it stops working.
   mutating func revokeGrant(_ id: Int) { grants[id]?.revoked = true }
+
+  /// Whether `secret` is a device secret that may be used now: known, not retired, not expired, and
+  /// of a device session that has not ended.
+  func isValid(deviceSecret secret: String, now: Date) -> Bool {
+    guard let record = deviceSecrets[secret], !record.retired else { return false }
+    if let expiresAt = record.expiresAt, now >= expiresAt { return false }
+    return deviceSessions[record.sessionID].map { !$0.ended } ?? false
+  }
+
+  /// Ends the device session `sessionID`: its device secrets stop working and, when
+  /// `endingGrants`, so does every grant of the session (every app's refresh tokens).
+  mutating func endDeviceSession(_ sessionID: String, endingGrants: Bool) {
+    guard deviceSessions[sessionID] != nil else { return }
+    deviceSessions[sessionID]?.ended = true
+    for (secret, record) in deviceSecrets where record.sessionID == sessionID { deviceSecrets[secret]?.retired = true }
+    guard endingGrants else { return }
+    for (id, grant) in grants where grant.authorization.session.id == sessionID { grants[id]?.revoked = true }
+  }
 
   /// Whether the grant exists and is not revoked.
   func isActive(grant id: Int) -> Bool { grants[id].map { !$0.revoked } ?? false }

@@ -35,3 +35,25 @@ public struct TokenResult: Sendable, Hashable, CustomStringConvertible {
   /// The tokens' and ID token's descriptions; never a token.
   public var description: String { "TokenResult(\(tokens), \(idToken.map { "\($0)" } ?? "no ID token"))" }
 }
+
+/// The outcome of a token exchange (RFC 8693): the answer and, when it carried one, the validated
+/// ID token.
+public struct TokenExchangeResult: Sendable, Hashable, CustomStringConvertible {
+  /// The token endpoint's answer.
+  public let tokens: TokenExchangeResponse
+  /// The ID token of the answer, validated for this client (OpenID Connect Core 1.0 §3.1.3.7 without
+  /// a nonce): its `id_token` member, or the issued token itself when ``TokenExchangeResponse/issuedTokenType``
+  /// is ``TokenTypeIdentifier/idToken``. `nil` when the answer has none.
+  public let idToken: IDToken?
+
+  /// Creates a result from its parts.
+  public init(tokens: TokenExchangeResponse, idToken: IDToken?) {
+    self.tokens = tokens
+    self.idToken = idToken
+  }
+
+  /// The answer's and ID token's descriptions; never a token.
+  public var description: String {
+    "TokenExchangeResult(\(tokens), \(idToken.map { "\($0)" } ?? "no ID token"))"
+  }
+}

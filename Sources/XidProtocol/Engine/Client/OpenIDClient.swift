@@ -1,8 +1,8 @@
 import Foundation
 
 /// An OpenID Connect client for one provider: discovery, sign-in with authorization code + PKCE (and
-/// pushed authorization requests), ID token validation, refresh, UserInfo, revocation, logout and the
-/// device authorization grant.
+/// pushed authorization requests), ID token validation, refresh, token exchange (RFC 8693, and the
+/// Native SSO profile of it), UserInfo, revocation, logout and the device authorization grant.
 ///
 /// It keeps no tokens: the session layer stores what it returns. Its only state is the provider's
 /// metadata and keys, cached.
@@ -270,6 +270,99 @@ public actor OpenIDClient {
       grant, configuration: configuration,
       metadata: metadata, http: http, clock: clock, secrets: [refreshToken],
       dpop: signer(dpopKey, metadata: metadata, required: true))
+  }
+
+  // MARK: - Token exchange
+
+  /// Exchanges a token for another one at the token endpoint (RFC 8693): a downscoped or
+  /// audience-restricted access token for a backend, or, with ``TokenExchangeRequest/nativeSSO(idToken:deviceSecret:issuer:scopes:deviceSecretType:)``,
+  /// a sibling app's own tokens from the family's ID token and device secret (OpenID Connect Native
+  /// SSO for Mobile Apps 1.0, draft 07 §4).
+  ///
+  /// The client keeps no tokens, so a failed exchange changes nothing: no session is touched, and
+  /// the caller's tokens stay as they were.
+  ///
+  /// An ID token in the answer (its `id_token`, or the issued token when ``TokenExchangeResponse/issuedTokenType``
+  /// is ``TokenTypeIdentifier/idToken``) is validated for this client: signature, `iss`, `aud` (this
+  /// client), `azp`, `exp`, `iat` and `at_hash`, without a nonce. When the subject token is an ID
+  /// token of this issuer, the new one must be about the same user (`sub`). A new device secret in
+  /// the answer is the caller's to check against that ID token, with ``checkDeviceSecret(_:boundTo:)``.
+  ///
+  /// With `dpopKey`, the request carries a proof, and an issued access token must come back bound to
+  /// the key (`token_type: DPoP`); a Bearer answer is refused.
+  ///
+  /// - Parameters:
+  ///   - request: what to exchange, and for what.
+  ///   - dpopKey: the key to bind the new tokens to; required while ``XidConfiguration/usesDPoP`` is on.
+  /// - Throws: ``XidError`` with ``XidError/Code/invalidConfiguration`` before any request (a request
+  ///   that ``TokenExchangeRequest/validate()`` refuses, a scope with `offline_access` without DPoP,
+  ///   no key while ``XidConfiguration/usesDPoP`` is on); ``XidError/Code/tokenRequestFailed`` when
+  ///   the provider refuses (``XidError/oauthError`` says how: `invalid_grant` for a device secret or
+  ///   session that is no longer good, `invalid_request`, `invalid_target`, `invalid_scope`,
+  ///   `unauthorized_client`, `interaction_required`, `unsupported_grant_type`);
+  ///   ``XidError/Code/invalidTokenResponse`` for an answer that is not a token exchange response;
+  ///   ``XidError/Code/dpopTokenUnbound``; ``XidError/Code/invalidIDToken`` and the signature and key
+  ///   errors of ``validateIDToken(_:purpose:accessToken:authorizationCode:)``;
+  ///   ``XidError/Code/foreignTokenResponse`` for an ID token about another user than the subject
+  ///   token; and transport errors. After an answer that fails a check, its tokens are revoked (best
+  ///   effort). No reason ever contains the subject or actor token.
+  public func exchange(_ request: TokenExchangeRequest, dpopKey: (any DPoPKey)? = nil) async throws
+    -> TokenExchangeResult
+  {
+    try request.validate()
+    if let scopes = request.scopes, !scopes.isEmpty {
+      try configuration.checkRequestScope(
+        scopes.joined(separator: " "), of: "the token exchange request", from: "TokenExchangeRequest.scopes")
+    }
+    let metadata = try await metadata()
+    let dpop = try signer(dpopKey, metadata: metadata, required: true)
+    let object = try await TokenEndpoint.send(
+      request.parameters, configuration: configuration, metadata: metadata, http: http, secrets: request.secrets,
+      dpop: dpop)
+    let tokens = try TokenExchangeResponse(json: object, receivedAt: clock.now)
+    let accessToken = tokens.tokenType.accessTokenType == nil ? nil : tokens.accessToken
+    if let type = tokens.tokenType.accessTokenType {
+      try await TokenBinding.check(
+        tokenType: type, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, dpop: dpop,
+        configuration: configuration, metadata: metadata, http: http)
+    }
+    guard let idToken = tokens.idToken ?? (tokens.issuedTokenType == .idToken ? tokens.accessToken : nil) else {
+      return TokenExchangeResult(tokens: tokens, idToken: nil)
+    }
+    do {
+      let validated = try await validateIDToken(idToken, purpose: .withoutNonce, accessToken: accessToken)
+      try checkSubject(of: validated, against: request)
+      return TokenExchangeResult(tokens: tokens, idToken: validated)
+    } catch {
+      await TokenBinding.revoke(
+        accessToken: accessToken, refreshToken: tokens.refreshToken, dpop: dpop, configuration: configuration,
+        metadata: metadata, http: http)
+      throw error
+    }
+  }
+
+  /// Checks that an exchange's ID token is about the user of its subject token, when the subject
+  /// token is an ID token of this issuer.
+  ///
+  /// - Throws: ``XidError/Code/foreignTokenResponse`` when `sub` differs.
+  private func checkSubject(of idToken: IDToken, against request: TokenExchangeRequest) throws {
+    guard request.subjectTokenType == .idToken, let subject = try? IDToken(restoring: request.subjectToken),
+      subject.issuer == configuration.identity.issuerIdentifier
+    else { return }
+    guard subject.subject == idToken.subject else {
+      throw XidError(
+        .foreignTokenResponse,
+        "the token exchange answered with an ID token about another user (\"sub\") than its subject token; its tokens were revoked and nothing was kept"
+      )
+    }
+  }
+
+  /// Checks that a device secret and the ID token of the same answer are a pair (Native SSO, draft
+  /// 07 §3.4.1), with the provider's derivation of `ds_hash` (``SessionPolicy/deviceSecretHashRule``).
+  ///
+  /// - Throws: ``XidError/Code/deviceSecretMismatch``; see ``IDToken/checkDeviceSecret(_:rule:)``.
+  public nonisolated func checkDeviceSecret(_ deviceSecret: String, boundTo idToken: IDToken) throws {
+    try idToken.checkDeviceSecret(deviceSecret, rule: configuration.policy.deviceSecretHashRule)
   }
 
   // MARK: - UserInfo, revocation, logout

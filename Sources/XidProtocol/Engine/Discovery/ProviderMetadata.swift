@@ -50,6 +50,13 @@ public struct ProviderMetadata: Sendable, Hashable {
   /// The whole document.
   public let document: JSONValue
 
+  /// `native_sso_supported` (OpenID Connect Native SSO for Mobile Apps 1.0, draft 07 §5): whether the
+  /// provider says it serves Native SSO. `false` when absent, as the draft tells clients to assume.
+  public var nativeSSOSupported: Bool { document["native_sso_supported"]?.boolValue == true }
+
+  /// Whether `grant_types_supported` lists the token exchange grant (RFC 8693).
+  public var supportsTokenExchange: Bool { grantTypesSupported.contains(TokenExchangeRequest.grantType) }
+
   /// Reads and checks a metadata document. A member whose value is `null` counts as absent.
   ///
   /// - Parameters:

@@ -45,6 +45,24 @@ enum TokenEndpoint {
     _ grant: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata, http: ProtocolHTTP,
     clock: any XidClock, secrets: [String], dpop: DPoPSigner? = nil
   ) async throws -> TokenResponse {
+    let object = try await send(
+      grant, configuration: configuration, metadata: metadata, http: http, secrets: secrets, dpop: dpop)
+    let tokens = try TokenResponse(json: object, receivedAt: clock.now)
+    try await TokenBinding.check(
+      tokenType: tokens.tokenType, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, dpop: dpop,
+      configuration: configuration, metadata: metadata, http: http)
+    return tokens
+  }
+
+  /// Sends a grant to the token endpoint and returns the JSON object of its successful answer, for
+  /// the caller to read as the grant's response type.
+  ///
+  /// - Throws: as ``request(_:configuration:metadata:http:clock:secrets:dpop:)``, but nothing about the
+  ///   answer's members.
+  static func send(
+    _ grant: [(String, String)], configuration: XidConfiguration, metadata: ProviderMetadata, http: ProtocolHTTP,
+    secrets: [String], dpop: DPoPSigner?
+  ) async throws -> [String: JSONValue] {
     let isRefresh = grant.contains { $0 == ("grant_type", "refresh_token") }
     let response = try await http.postClientForm(
       grant, to: metadata.tokenEndpoint, endpoint: name, configuration: configuration, refusal: .tokenRequestFailed,
@@ -59,9 +77,7 @@ enum TokenEndpoint {
       // Some providers answer 200 with an error object.
       throw ProtocolHTTP.failure(response, code: .tokenRequestFailed, endpoint: name, secrets: secrets)
     }
-    let tokens = try TokenResponse(json: object, receivedAt: clock.now)
-    try await TokenBinding.check(tokens, dpop: dpop, configuration: configuration, metadata: metadata, http: http)
-    return tokens
+    return object
   }
 
   /// An empty HTTP 400 to a refresh: a dead grant for a provider with the quirk, a provider failure

@@ -21,6 +21,11 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
   /// `scope`, split at spaces, when the provider sent it (RFC 6749 §5.1: then the granted scopes may
   /// differ from the requested ones).
   public let scope: [String]?
+  /// `device_secret`, when the provider issued one (OpenID Connect Native SSO for Mobile Apps 1.0:
+  /// a sign-in or refresh with the `device_sso` scope). Keep it with the ID token of the same
+  /// answer, as a pair: ``IDToken/checkDeviceSecret(_:rule:)`` checks that the two belong together.
+  /// Secret: never in a `description` or mirror.
+  public let deviceSecret: String?
   /// When the response arrived.
   public let receivedAt: Date
   /// Every member of the response, known or not.
@@ -50,39 +55,54 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
         .invalidTokenResponse,
         "the token response's token_type \"\(SafeText.short(typeValue, limit: 32))\" is neither Bearer nor DPoP")
     }
-    func string(_ name: String) throws -> String? {
-      guard let value = raw[name], value != .null else { return nil }
-      guard let string = value.stringValue else {
-        throw XidError(.invalidTokenResponse, "the token response's \"\(name)\" is not a string")
-      }
-      return string.isEmpty ? nil : string
-    }
-    switch raw["expires_in"] {
-    case nil, .null?: expiresIn = nil
-    case .string(let text)?:
-      guard let seconds = Int64(text), seconds >= 0 else {
-        throw XidError(.invalidTokenResponse, "the token response's \"expires_in\" is not a number of seconds")
-      }
-      expiresIn = min(.seconds(seconds), Self.maximumLifetime)
-    case let value?:
-      guard let seconds = value.doubleValue, seconds.isFinite, seconds >= 0 else {
-        throw XidError(.invalidTokenResponse, "the token response's \"expires_in\" is not a number of seconds")
-      }
-      expiresIn = seconds < Self.maximumLifetime.timeInterval ? .seconds(seconds) : Self.maximumLifetime
-    }
+    func string(_ name: String) throws -> String? { try Self.string(name, in: raw, of: "token response") }
+    expiresIn = try Self.lifetime(raw["expires_in"], of: "token response")
     self.accessToken = accessToken
     self.tokenType = tokenType
     self.refreshToken = try string("refresh_token")
     self.idToken = try string("id_token")
     self.scope = try string("scope").map { $0.split(separator: " ").map(String.init) }
+    self.deviceSecret = try string("device_secret")
     self.receivedAt = receivedAt
     self.raw = raw
   }
 
-  /// `TokenResponse(tokenType: …, expiresIn: …, refreshToken: yes/no, idToken: yes/no, scope: …)`;
+  /// The string member `name` of a token endpoint's answer; `nil` when it is absent, `null` or empty.
+  ///
+  /// - Throws: ``XidError/Code/invalidTokenResponse`` when it is not a string.
+  static func string(_ name: String, in raw: [String: JSONValue], of answer: String) throws -> String? {
+    guard let value = raw[name], value != .null else { return nil }
+    guard let string = value.stringValue else {
+      throw XidError(.invalidTokenResponse, "the \(answer)'s \"\(name)\" is not a string")
+    }
+    return string.isEmpty ? nil : string
+  }
+
+  /// An `expires_in` value: a number or a numeric string of seconds, at most ``maximumLifetime``;
+  /// `nil` when it is absent or `null`.
+  ///
+  /// - Throws: ``XidError/Code/invalidTokenResponse`` for anything else.
+  static func lifetime(_ value: JSONValue?, of answer: String) throws -> Duration? {
+    switch value {
+    case nil, .null?: return nil
+    case .string(let text)?:
+      guard let seconds = Int64(text), seconds >= 0 else {
+        throw XidError(.invalidTokenResponse, "the \(answer)'s \"expires_in\" is not a number of seconds")
+      }
+      return min(.seconds(seconds), maximumLifetime)
+    case let value?:
+      guard let seconds = value.doubleValue, seconds.isFinite, seconds >= 0 else {
+        throw XidError(.invalidTokenResponse, "the \(answer)'s \"expires_in\" is not a number of seconds")
+      }
+      return seconds < maximumLifetime.timeInterval ? .seconds(seconds) : maximumLifetime
+    }
+  }
+
+  /// `TokenResponse(tokenType: …, expiresIn: …, refreshToken: yes/no, idToken: yes/no, deviceSecret: yes/no,
+  /// scope: …)`;
   /// never a token.
   public var description: String {
-    "TokenResponse(tokenType: \(tokenType), expiresIn: \(expiresIn.map { String($0.components.seconds) } ?? "unknown"), refreshToken: \(refreshToken == nil ? "no" : "yes"), idToken: \(idToken == nil ? "no" : "yes"), scope: \(scope?.joined(separator: " ") ?? "as requested"))"
+    "TokenResponse(tokenType: \(tokenType), expiresIn: \(expiresIn.map { String($0.components.seconds) } ?? "unknown"), refreshToken: \(refreshToken == nil ? "no" : "yes"), idToken: \(idToken == nil ? "no" : "yes"), deviceSecret: \(deviceSecret == nil ? "no" : "yes"), scope: \(scope?.joined(separator: " ") ?? "as requested"))"
   }
 
   /// The fields that are not secret, so that `dump` does not show the tokens.
@@ -91,7 +111,8 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
       self,
       children: [
         "tokenType": tokenType, "expiresIn": expiresIn as Any, "hasRefreshToken": refreshToken != nil,
-        "hasIDToken": idToken != nil, "scope": scope as Any, "receivedAt": receivedAt,
+        "hasIDToken": idToken != nil, "hasDeviceSecret": deviceSecret != nil, "scope": scope as Any,
+        "receivedAt": receivedAt,
       ])
   }
 }
