@@ -98,6 +98,75 @@ struct SignOutDuringRefreshTests {
     #expect(await revoked.values == ["rt-1"])
   }
 
+  // MARK: - Where nothing excludes anyone: the compare right before each write
+
+  /// A session without a lock (the stores without a lock directory: `InMemoryTokenStorage`,
+  /// `KeychainTokenStorage()`, custom adapters) whose refresh answers `at-1`/`rt-1` at once, whose
+  /// pauses between two attempts to save wait at `pause`, and whose revocations are recorded.
+  static func sessionWithoutALock(
+    storage: any TokenStorageAdapter, pause: Gate, revoked: Recorder<String>, sealer: TestSealer? = nil
+  ) -> AccountSession {
+    AccountSession(
+      records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
+      logger: DiscardingLogger(), clock: GatedClock(now: AccountSessionTests.start, gate: pause),
+      refresher: ClosureRefresher(revoking: { await revoked.record($0) }) { _ in
+        RefreshedTokens(accessToken: "at-1", tokenType: "Bearer", expiresIn: 3600, refreshToken: "rt-1")
+      }, sealer: sealer)
+  }
+
+  @Test func aSignOutWhileARefreshWaitsToRetryItsSaveIsNotUndoneByIt() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
+    let pause = Gate(), revoked = Recorder<String>()
+    let session = Self.sessionWithoutALock(storage: storage, pause: pause, revoked: revoked)
+    storage.failNextSaves(1)
+    let refresh = Task { try await session.validRecord(force: false) }
+    try await BackgroundActivityTests.eventually { pause.waiting == 1 }
+
+    try await session.remove()
+    pause.open()
+    await expectXidError(.signInRequired) { try await refresh.value }
+    #expect(try storage.load(key: Self.key) == nil)
+    #expect(try await session.record() == nil)
+    #expect(await revoked.values == ["rt-1"])
+  }
+
+  @Test func aNewSignInWhileARefreshWaitsToRetryItsSaveIsNeverOverwrittenByIt() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
+    let pause = Gate(), revoked = Recorder<String>()
+    let session = Self.sessionWithoutALock(storage: storage, pause: pause, revoked: revoked)
+    storage.failNextSaves(1)
+    let refresh = Task { try await session.validRecord(force: false) }
+    try await BackgroundActivityTests.eventually { pause.waiting == 1 }
+
+    var second = AccountSessionTests.record(expiresIn: 3600, refreshToken: "rt-second")
+    second.accessToken = "at-second"
+    try await session.store(second)
+    pause.open()
+    #expect(try await refresh.value.accessToken == "at-second")
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
+    #expect(stored.accessToken == "at-second" && stored.refreshToken == "rt-second")
+    #expect(await revoked.values == ["rt-1"])
+  }
+
+  @Test func aSignOutWhileARefreshSealsItsNewTokenIsNotUndoneByIt() async throws {
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
+    let vault = Gate(), revoked = Recorder<String>()
+    let session = Self.sessionWithoutALock(
+      storage: storage, pause: Gate(), revoked: revoked, sealer: TestSealer(gate: vault))
+    let refresh = Task { try await session.validRecord(force: false) }
+    try await BackgroundActivityTests.eventually { vault.waiting == 1 }
+
+    try await session.remove()
+    vault.open()
+    await expectXidError(.signInRequired) { try await refresh.value }
+    #expect(try storage.load(key: Self.key) == nil)
+    #expect(try await session.record() == nil)
+    #expect(await revoked.values == ["rt-1"])
+  }
+
   // MARK: - In one process, through Xid, with and without a lock file
 
   static func harness(lockFile: Bool) throws -> SessionHarness {
