@@ -2,13 +2,13 @@ import Foundation
 
 extension AccountSession {
   /// Refreshes under the account's lock, inside a background activity: when the system ends its
-  /// time, `canceller` cancels the refresh, the lock is released, and nothing is saved. A refresh
-  /// token the refresh drops is revoked once the lock is released.
+  /// time, `canceller` cancels the refresh, the lock is released, and nothing is saved. The refresh
+  /// tokens the refresh drops are revoked once the lock is released.
   func refreshUnderLock(seenVersion: Int64, force: Bool, canceller: AccountCanceller) async throws -> TokenRecord {
-    var dropped: String?
+    var dropped: [String] = []
     do {
       let record = try await lock.run("token refresh", canceller: canceller, isolation: self) { tenure in
-        try await refresh(seenVersion: seenVersion, force: force, tenure: tenure) { dropped = $0 }
+        try await refresh(seenVersion: seenVersion, force: force, tenure: tenure) { dropped.append($0) }
       }
       await revokeDropped(dropped)
       return record
@@ -20,11 +20,18 @@ extension AccountSession {
 
   /// One refresh, with the lock held. `drop` is told a refresh token this refresh leaves unused.
   ///
+  /// The lock excludes other refreshes where there is a lock file, not sign-ins and sign-outs, and
+  /// nothing at all where there is none (``AccountSession``). So every write of the refresh's result
+  /// compares the stored record with the one the refresh read, right before it and with nothing in
+  /// between (``write(replacing:epoch:tenure:_:)``), and writes nothing if it changed.
+  ///
   /// - Parameter attempts: how many more times the record may be found replaced by one with an
   ///   expired token, and refreshed in its turn.
   private func refresh(
     seenVersion: Int64, force: Bool, tenure: AccountTenure, attempts: Int = 2, drop: (String) -> Void
   ) async throws -> TokenRecord {
+    // This process's sign-ins and sign-outs from here on make the refresh's result stale.
+    let epoch = self.epoch
     // Another process may have refreshed (or signed out) while this one waited for the lock.
     let first = try records.read()
     guard var stored = first.record else {
@@ -37,7 +44,14 @@ extension AccountSession {
       // Tokens an earlier refresh could not save go to storage first: the stored refresh token is
       // spent.
       if stored.isSameSave(as: kept.base) {
-        try await saveHoldingLock(kept.record, at: first.key, tenure: tenure)
+        if case .replaced(let latest) = try await saveHoldingLock(
+          kept.record, replacing: stored, epoch: epoch, tenure: tenure)
+        {
+          unsaved = nil
+          if let token = kept.record.refreshToken, token != latest?.refreshToken { drop(token) }
+          logger.log(.notice, category: "refresh", Self.replacedMessage(signedOut: latest == nil))
+          return try await superseded(by: latest, force: force, tenure: tenure, attempts: attempts, drop: drop)
+        }
         stored = kept.record
         logger.log(.info, category: "refresh", "saved the tokens an earlier refresh could not save")
       } else if let token = kept.record.refreshToken, token != stored.refreshToken {
@@ -67,26 +81,21 @@ extension AccountSession {
     // The record may have been removed or replaced while the request was out: by a sign-out or a
     // sign-in in this process, or by a process that shares the storage without a lock.
     let slot = try records.read()
-    guard let latest = slot.record, latest.isSameSave(as: stored) else {
-      if let issued = tokens.refreshToken {
-        drop(issued)  // issued to this refresh alone
-      } else if slot.record?.signInID != stored.signInID || slot.record == nil, let old = opened.refreshToken {
-        drop(old)  // not rotated: still the token of a session that is gone
-      }
-      logger.log(
-        .notice, category: "refresh",
-        slot.record == nil
-          ? "the user signed out during the refresh; its tokens were dropped"
-          : "the session was replaced during the refresh; its tokens were dropped")
-      return try await superseded(by: slot.record, force: force, tenure: tenure, attempts: attempts, drop: drop)
+    guard epoch == self.epoch, let latest = slot.record, latest.isSameSave(as: stored) else {
+      let latest = epoch == self.epoch ? slot.record : cached.get()
+      return try await replaced(
+        by: latest, refreshed: tokens, opened: opened, base: stored, force: force, tenure: tenure,
+        attempts: attempts, drop: drop)
     }
     if let foreign = tokens.foreign {
-      try endForeign(
-        foreign, refreshToken: opened.refreshToken, tokens: tokens, key: slot.key, tenure: tenure, drop: drop)
+      return try await endForeign(
+        foreign, opened: opened, tokens: tokens, base: stored, epoch: epoch, force: force, tenure: tenure,
+        attempts: attempts, drop: drop)
     }
     let next = try await sealedForStorage(opened.refreshed(with: tokens, at: clock.now), newKey: false)
+    let written: Written
     do {
-      try await saveHoldingLock(next, at: slot.key, tenure: tenure)
+      written = try await saveHoldingLock(next, replacing: stored, epoch: epoch, tenure: tenure)
     } catch {
       // The provider has spent the stored refresh token: these tokens are the session now. This
       // process keeps them, tries to save them again at its next use of the session, and saves them
@@ -100,6 +109,11 @@ extension AccountSession {
       )
       return next
     }
+    if case .replaced(let latest) = written {
+      return try await replaced(
+        by: latest, refreshed: tokens, opened: opened, base: stored, force: force, tenure: tenure,
+        attempts: attempts, drop: drop)
+    }
     cached.set(next)
     if let unchecked = tokens.uncheckedIDToken {
       logger.log(
@@ -111,9 +125,66 @@ extension AccountSession {
     return next
   }
 
+  /// What became of a write of a refresh's result.
+  enum Written {
+    /// Written: the stored record was still the one the refresh read.
+    case written
+    /// Nothing was written: the record was removed (`nil`) or replaced by this one meanwhile.
+    case replaced(by: TokenRecord?)
+  }
+
+  /// Runs `write` (a write of a refresh's result, given the record's key) only if the stored record
+  /// is still `base`, the one the refresh read, and this process neither signed in nor out since
+  /// `epoch`. The record is read right before the write, with nothing in between, and both run
+  /// inside the tenure's commit (never after the background time ran out).
+  ///
+  /// This is a compare before the write, not a mutex: a sign-in or sign-out never waits for a
+  /// refresh because of it. In this process both run on the account's actor, so none lands between
+  /// the compare and the write. Another process that shares the storage may, in the time between
+  /// one storage call and the next (docs/reliability.md).
+  ///
+  /// - Throws: the read's errors and the write's; the caller keeps the refresh's tokens.
+  private func write(
+    replacing base: TokenRecord, epoch: UInt64, tenure: AccountTenure, _ write: (String?) throws -> Void
+  ) throws -> Written {
+    try tenure.commit {
+      // This process signed in or out since the refresh read `base`: that is the newer state.
+      guard epoch == self.epoch else { return .replaced(by: cached.get()) }
+      let slot = try records.read()
+      guard let current = slot.record, current.isSameSave(as: base) else { return .replaced(by: slot.record) }
+      try write(slot.key)
+      return .written
+    }
+  }
+
+  /// The record this refresh started from (`base`) was removed or replaced (by `latest`) while the
+  /// provider answered with `tokens`: nothing of them is saved, the refresh token the provider issued
+  /// is dropped (or, when it did not rotate, the old one if its session is gone), and the newer
+  /// record is used.
+  private func replaced(
+    by latest: TokenRecord?, refreshed tokens: RefreshedTokens, opened: TokenRecord, base: TokenRecord, force: Bool,
+    tenure: AccountTenure, attempts: Int, drop: (String) -> Void
+  ) async throws -> TokenRecord {
+    if let issued = tokens.refreshToken {
+      drop(issued)  // issued to this refresh alone
+    } else if latest?.signInID != base.signInID || latest == nil, let old = opened.refreshToken {
+      drop(old)  // not rotated: still the token of a session that is gone
+    }
+    logger.log(.notice, category: "refresh", Self.replacedMessage(signedOut: latest == nil))
+    return try await superseded(by: latest, force: force, tenure: tenure, attempts: attempts, drop: drop)
+  }
+
+  private static func replacedMessage(signedOut: Bool) -> String {
+    signedOut
+      ? "the user signed out during the refresh; its tokens were dropped"
+      : "the session was replaced during the refresh; its tokens were dropped"
+  }
+
   /// Saves `record`, the only copy of tokens the provider has just issued, keeping the account's lock
   /// until it is saved: while storage holds the refresh token the provider has spent, no other
   /// process may read it and send it (with reuse detection, the provider would end the session).
+  /// Each attempt compares the stored record with `base` first (``write(replacing:epoch:tenure:_:)``):
+  /// a sign-out or a sign-in during a pause between two attempts is never undone.
   ///
   /// A write that fails is tried again after a pause on the configuration's clock, doubling from
   /// ``firstSavePause`` to at most a second, for at most ``saveAttempts`` writes within
@@ -121,16 +192,21 @@ extension AccountSession {
   /// processes waiting for the lock get the saved tokens). It stops early when the background time
   /// ends or the refresh is cancelled.
   ///
-  /// - Throws: the last write's error, or the cancellation's; the caller keeps the tokens in memory.
-  private func saveHoldingLock(_ record: TokenRecord, at key: String?, tenure: AccountTenure) async throws {
+  /// - Returns: whether it was saved, or the record that replaced `base` meanwhile.
+  /// - Throws: the last attempt's error, or the cancellation's; the caller keeps the tokens in memory.
+  private func saveHoldingLock(
+    _ record: TokenRecord, replacing base: TokenRecord, epoch: UInt64, tenure: AccountTenure
+  ) async throws -> Written {
     let deadline = clock.now.addingTimeInterval(Self.saveRetryWindow.timeInterval)
     var pause = Self.firstSavePause
     var attempt = 1
     while true {
       do {
-        try tenure.commit { try records.save(record, at: key) }
-        if attempt > 1 { logger.log(.notice, category: "refresh", "saved the refreshed tokens at attempt \(attempt)") }
-        return
+        let written = try write(replacing: base, epoch: epoch, tenure: tenure) { try records.save(record, at: $0) }
+        if attempt > 1, case .written = written {
+          logger.log(.notice, category: "refresh", "saved the refreshed tokens at attempt \(attempt)")
+        }
+        return written
       } catch {
         let code = (error as? XidError)?.code.rawValue ?? "an error"
         guard !tenure.hasExpired, !Task.isCancelled, attempt < Self.saveAttempts,
@@ -156,13 +232,19 @@ extension AccountSession {
   static let saveRetryWindow = Duration.seconds(5)
 
   /// The answer proved foreign: the session ends, and the refresh token the provider just issued (or
-  /// the old one, when it did not rotate) is revoked.
+  /// the old one, when it did not rotate) is revoked; unless the record was removed or replaced
+  /// meanwhile, which is then left as it is.
   private func endForeign(
-    _ error: XidError, refreshToken: String?, tokens: RefreshedTokens, key: String?, tenure: AccountTenure,
-    drop: (String) -> Void
-  ) throws -> Never {
-    if let token = tokens.refreshToken ?? refreshToken { drop(token) }
-    try tenure.commit { try records.delete(at: key) }
+    _ error: XidError, opened: TokenRecord, tokens: RefreshedTokens, base: TokenRecord, epoch: UInt64, force: Bool,
+    tenure: AccountTenure, attempts: Int, drop: (String) -> Void
+  ) async throws -> TokenRecord {
+    let written = try write(replacing: base, epoch: epoch, tenure: tenure) { try records.delete(at: $0) }
+    if case .replaced(let latest) = written {
+      return try await replaced(
+        by: latest, refreshed: tokens, opened: opened, base: base, force: force, tenure: tenure, attempts: attempts,
+        drop: drop)
+    }
+    if let token = tokens.refreshToken ?? opened.refreshToken { drop(token) }
     cached.set(nil)
     logger.log(.error, category: "refresh", "the refresh answer is not this session's (\(error.code)); signed out")
     throw XidError(
@@ -211,10 +293,9 @@ extension AccountSession {
       seenVersion: latest.version, force: force, tenure: tenure, attempts: attempts - 1, drop: drop)
   }
 
-  /// Revokes a refresh token a refresh left unused, best effort: no one will ever send it.
-  private func revokeDropped(_ token: String?) async {
-    guard let token else { return }
-    await refresher.revokeDropped(token)
+  /// Revokes the refresh tokens a refresh left unused, best effort: no one will ever send them.
+  private func revokeDropped(_ tokens: [String]) async {
+    for token in tokens { await refresher.revokeDropped(token) }
   }
 }
 

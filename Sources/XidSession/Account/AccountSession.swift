@@ -26,10 +26,13 @@ struct RefreshedTokens: Sendable {
 ///   refreshed meanwhile, its tokens are used and no second refresh is made.
 /// - A refused refresh (`invalid_grant`) ends the session only when the stored refresh token is still
 ///   the one that failed; network failures and server errors keep it.
-/// - Storing (a sign-in) and removing (a sign-out) take the same lock. After the network call, a refresh
-///   reads the record again and saves nothing if it was removed or replaced meanwhile (here, or in a
-///   process sharing the storage without a lock): a sign-out is never undone and a new sign-in never
-///   overwritten. The refresh token it drops is revoked, best effort.
+/// - Storing (a sign-in) and removing (a sign-out) take the same lock. Where there is no lock file
+///   (`InMemoryTokenStorage`, `KeychainTokenStorage` without a `refreshLockDirectory`, custom
+///   adapters), nothing excludes anyone, even in one process: so every write of a refresh's result
+///   compares the stored record with the one the refresh read, right before the write and with
+///   nothing in between, and writes nothing if it was removed or replaced meanwhile: a sign-out is
+///   never undone and a new sign-in never overwritten. The refresh token it drops is revoked, best
+///   effort.
 actor AccountSession {
   let records: AccountRecordStore
   let lock: AccountLock
@@ -57,6 +60,10 @@ actor AccountSession {
     // While tokens wait here, the fast paths leave the call to the actor, which tries to save them.
     didSet { cached.setSavePending(unsaved != nil) }
   }
+  /// Counts this process's sign-ins and sign-outs (``store(_:)``, ``remove()``) that reached storage:
+  /// a refresh that read the record before one of them writes nothing of its result, whatever a read
+  /// of storage shows afterwards.
+  var epoch: UInt64 = 0
   /// When this process may next try to save ``unsaved`` outside a refresh.
   private var nextSaveAttempt = Date.distantPast
   private var inFlight: Task<TokenRecord, any Error>?
@@ -174,6 +181,7 @@ actor AccountSession {
       let slot = try records.read(replacingUnreadable: true)
       record.version = max(record.version, (slot.record?.version ?? 0) + 1)
       try tenure.commit { try records.save(record, at: slot.key) }
+      epoch &+= 1
       cached.set(record)
       // Tokens this process could not save are the newest of the replaced session.
       defer { unsaved = nil }
@@ -191,6 +199,7 @@ actor AccountSession {
   func remove() async throws -> TokenRecord? {
     try await lock.run("sign-out", isolation: self) { tenure in
       let removed = try tenure.commit { try records.deleteOwn() }
+      epoch &+= 1
       cached.set(nil)
       // Tokens this process could not save are the newest of the session: theirs is the refresh
       // token to revoke.
