@@ -202,6 +202,21 @@ struct SaveFailureTests {
     #expect(stored.refreshToken == "rt-3")
   }
 
+  @Test func aRotatedRefreshTokenIsKeptWhenARecordOfANewerFormatWasWrittenMeanwhile() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record(refreshToken: "rt-1").encoded())
+    let newer = #"{"format":2,"issuer":"https://op.example","client_id":"c","account":"default"}"#
+    let sent = Recorder<String>()
+    // Another version of the app, sharing the storage, writes its own format while the request is out.
+    let session = Self.rotatingSession(storage: storage, sent: sent) { _ in
+      try? storage.inner.save(key: Self.key, value: newer)
+    }
+    #expect(try await session.validRecord(force: true).accessToken == "at-2")
+    #expect(try storage.load(key: Self.key) == newer, "a record this version cannot read is left as it is")
+    await expectXidError(.unsupportedRecordFormat) { try await session.validRecord(force: true) }
+    #expect(await sent.values == ["rt-1"])
+  }
+
   @Test func aRotatedRefreshTokenIsKeptWhenSealingItFailsAfterTheAnswer() async throws {
     let storage = FlakyStorage()
     var sealed = AccountSessionTests.record(refreshToken: nil)

@@ -44,15 +44,17 @@ extension AccountSession {
       // Tokens an earlier refresh could not save go to storage first: the stored refresh token is
       // spent.
       if stored.isSameSave(as: kept.base) {
+        // Sealed now when sealing failed after their refresh: storage never holds it open.
+        let record = try await sealedForStorage(kept.record, newKey: false)
         if case .replaced(let latest) = try await saveHoldingLock(
-          kept.record, replacing: stored, epoch: epoch, tenure: tenure)
+          record, replacing: stored, epoch: epoch, tenure: tenure)
         {
           unsaved = nil
           if let token = kept.record.refreshToken, token != latest?.refreshToken { drop(token) }
           logger.log(.notice, category: "refresh", Self.replacedMessage(signedOut: latest == nil))
           return try await superseded(by: latest, force: force, tenure: tenure, attempts: attempts, drop: drop)
         }
-        stored = kept.record
+        stored = record
         logger.log(.info, category: "refresh", "saved the tokens an earlier refresh could not save")
       } else if let token = kept.record.refreshToken, token != stored.refreshToken {
         drop(token)
@@ -78,36 +80,31 @@ extension AccountSession {
       return try await refused(error, refreshToken: refreshToken, tenure: tenure, attempts: attempts, drop: drop)
     }
 
-    // The record may have been removed or replaced while the request was out: by a sign-out or a
-    // sign-in in this process, or by a process that shares the storage without a lock.
-    let slot = try records.read()
-    guard epoch == self.epoch, let latest = slot.record, latest.isSameSave(as: stored) else {
-      let latest = epoch == self.epoch ? slot.record : cached.get()
-      return try await replaced(
-        by: latest, refreshed: tokens, opened: opened, base: stored, force: force, tenure: tenure,
-        attempts: attempts, drop: drop)
-    }
+    // The provider may have spent the stored refresh token: from here on, these tokens are the
+    // session's, and they are never lost. The record may have been removed or replaced while the
+    // request was out (by a sign-out or a sign-in, in this process or another): each write below
+    // compares first, and nothing is written over a newer record.
     if let foreign = tokens.foreign {
       return try await endForeign(
         foreign, opened: opened, tokens: tokens, base: stored, epoch: epoch, force: force, tenure: tenure,
         attempts: attempts, drop: drop)
     }
-    let next = try await sealedForStorage(opened.refreshed(with: tokens, at: clock.now), newKey: false)
+    let refreshed = opened.refreshed(with: tokens, at: clock.now)
+    let next: TokenRecord
+    do {
+      next = try await sealedForStorage(refreshed, newKey: false)
+    } catch {
+      return try await keepUnstored(
+        refreshed, failure: "seal", error, tokens: tokens, opened: opened, base: stored, epoch: epoch, force: force,
+        tenure: tenure, attempts: attempts, drop: drop)
+    }
     let written: Written
     do {
       written = try await saveHoldingLock(next, replacing: stored, epoch: epoch, tenure: tenure)
     } catch {
-      // The provider has spent the stored refresh token: these tokens are the session now. This
-      // process keeps them, tries to save them again at its next use of the session, and saves them
-      // before any further refresh. Until then, another process that refreshes sends the spent token
-      // (see docs/reliability.md, "Storage that refuses writes").
-      unsaved = (next, stored)
-      cached.set(next)
-      logger.log(
-        .error, category: "refresh",
-        "could not save the refreshed tokens (\((error as? XidError)?.code.rawValue ?? "an error")); this process keeps them and saves them at its next use, before any further refresh"
-      )
-      return next
+      return try await keepUnstored(
+        next, failure: "save", error, tokens: tokens, opened: opened, base: stored, epoch: epoch, force: force,
+        tenure: tenure, attempts: attempts, drop: drop)
     }
     if case .replaced(let latest) = written {
       return try await replaced(
@@ -133,6 +130,51 @@ extension AccountSession {
     case replaced(by: TokenRecord?)
   }
 
+  /// The provider answered with `tokens` and they could not be stored: reading the record to
+  /// compare it failed (a keychain locked mid-request, an I/O error, a record of a newer format
+  /// written meanwhile), or sealing the new refresh token did (a presence key looked up after the
+  /// device locked), or the save did (``saveHoldingLock(_:replacing:epoch:tenure:)``). The provider
+  /// has spent the stored refresh token: unless the record was removed or replaced meanwhile, these
+  /// tokens are the session now. This process keeps them (``unsaved``, unsealed when sealing
+  /// failed), tries to save them again at its next use of the session, and saves them (sealed)
+  /// before any further refresh, so that the spent token is never sent again from here. Until then,
+  /// another process that refreshes sends it (docs/reliability.md, "Storage that refuses writes").
+  private func keepUnstored(
+    _ next: TokenRecord, failure: String, _ error: any Error, tokens: RefreshedTokens, opened: TokenRecord,
+    base: TokenRecord, epoch: UInt64, force: Bool, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
+  ) async throws -> TokenRecord {
+    // The record (or this process) may tell that the session is gone: then they are dropped.
+    if case .replaced(let latest)? = try? compare(with: base, epoch: epoch) {
+      return try await replaced(
+        by: latest, refreshed: tokens, opened: opened, base: base, force: force, tenure: tenure, attempts: attempts,
+        drop: drop)
+    }
+    unsaved = (next, base)
+    cached.set(next)
+    logger.log(
+      .error, category: "refresh",
+      "could not \(failure) the refreshed tokens (\((error as? XidError)?.code.rawValue ?? "an error")); this process keeps them and saves them at its next use, before any further refresh"
+    )
+    return next
+  }
+
+  /// Where the stored record stands against `base`, the record a refresh read.
+  private enum Comparison {
+    /// It is still `base`, under `key`.
+    case unchanged(key: String?)
+    /// It was removed (`nil`) or replaced by this one.
+    case replaced(by: TokenRecord?)
+  }
+
+  /// Compares the stored record with `base`; a sign-in or sign-out of this process since `epoch`
+  /// counts as a replacement, with the record it left in memory.
+  private func compare(with base: TokenRecord, epoch: UInt64) throws -> Comparison {
+    guard epoch == self.epoch else { return .replaced(by: cached.get()) }
+    let slot = try records.read()
+    guard let current = slot.record, current.isSameSave(as: base) else { return .replaced(by: slot.record) }
+    return .unchanged(key: slot.key)
+  }
+
   /// Runs `write` (a write of a refresh's result, given the record's key) only if the stored record
   /// is still `base`, the one the refresh read, and this process neither signed in nor out since
   /// `epoch`. The record is read right before the write, with nothing in between, and both run
@@ -148,12 +190,13 @@ extension AccountSession {
     replacing base: TokenRecord, epoch: UInt64, tenure: AccountTenure, _ write: (String?) throws -> Void
   ) throws -> Written {
     try tenure.commit {
-      // This process signed in or out since the refresh read `base`: that is the newer state.
-      guard epoch == self.epoch else { return .replaced(by: cached.get()) }
-      let slot = try records.read()
-      guard let current = slot.record, current.isSameSave(as: base) else { return .replaced(by: slot.record) }
-      try write(slot.key)
-      return .written
+      switch try compare(with: base, epoch: epoch) {
+      case .unchanged(let key):
+        try write(key)
+        return .written
+      case .replaced(let latest):
+        return .replaced(by: latest)
+      }
     }
   }
 
@@ -209,7 +252,9 @@ extension AccountSession {
         return written
       } catch {
         let code = (error as? XidError)?.code.rawValue ?? "an error"
+        // A record of a newer format stays one: no attempt would get further.
         guard !tenure.hasExpired, !Task.isCancelled, attempt < Self.saveAttempts,
+          (error as? XidError)?.code != .unsupportedRecordFormat,
           clock.now.addingTimeInterval(pause.timeInterval) <= deadline
         else { throw error }
         logger.log(
@@ -238,7 +283,14 @@ extension AccountSession {
     _ error: XidError, opened: TokenRecord, tokens: RefreshedTokens, base: TokenRecord, epoch: UInt64, force: Bool,
     tenure: AccountTenure, attempts: Int, drop: (String) -> Void
   ) async throws -> TokenRecord {
-    let written = try write(replacing: base, epoch: epoch, tenure: tenure) { try records.delete(at: $0) }
+    let written: Written
+    do {
+      written = try write(replacing: base, epoch: epoch, tenure: tenure) { try records.delete(at: $0) }
+    } catch {
+      // Whatever storage does, the tokens are not this session's.
+      if let token = tokens.refreshToken ?? opened.refreshToken { drop(token) }
+      throw error
+    }
     if case .replaced(let latest) = written {
       return try await replaced(
         by: latest, refreshed: tokens, opened: opened, base: base, force: force, tenure: tenure, attempts: attempts,

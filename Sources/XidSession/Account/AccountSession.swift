@@ -48,9 +48,11 @@ actor AccountSession {
 
   /// The latest record this process knows, for the synchronous fast paths; `nil` until loaded.
   nonisolated let cached = RecordCache()
-  /// Refreshed tokens that storage refused (or that arrived after the background time ran out), with
-  /// the record they replace: the provider has spent that record's refresh token, so they are saved
-  /// at the next use and before any further refresh.
+  /// Refreshed tokens that could not be stored (storage refused them, the record could not be read
+  /// to compare it, sealing the new refresh token failed, or they arrived after the background time
+  /// ran out), with the record they replace: the provider has spent that record's refresh token, so
+  /// they are saved (sealed first, when sealing failed) at the next use and before any further
+  /// refresh.
   ///
   /// The refresh held the lock and tried the save for a while first (`saveHoldingLock`). Residual
   /// risk: until a save succeeds, another process that refreshes reads the spent refresh token from
