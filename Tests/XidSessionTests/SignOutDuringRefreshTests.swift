@@ -177,12 +177,7 @@ struct SignOutDuringRefreshTests {
 
   /// Starts a refresh whose token response the provider holds back, and waits until it arrived.
   static func refreshHeldAtTheProvider(_ harness: SessionHarness) async throws -> Task<String, any Error> {
-    harness.provider.clock.advance(by: .seconds(301))
-    await harness.provider.injectFault(.delay(.milliseconds(300)), at: .token, times: 1)
-    let xid = harness.xid
-    let refresh = Task { try await xid.getAccessToken() }
-    try await BackgroundActivityTests.eventually { await harness.provider.counters.refreshes == 1 }
-    return refresh
+    try await refreshHeld(harness, for: .milliseconds(300))
   }
 
   @Test(arguments: [false, true])
@@ -215,4 +210,117 @@ struct SignOutDuringRefreshTests {
     )
     #expect(try await relaunched.getSession()?.subject == "bob")
   }
+
+  // MARK: - A refresh that holds the lock longer than the lock timeout
+
+  /// A harness on files (a lock file) whose lock timeout is 1 second, signed in.
+  static func harnessWithAShortLockTimeout() async throws -> SessionHarness {
+    let provider = try TestProvider()
+    let logger = RecordingLogger()
+    var configuration = SessionHarness.configuration(provider, logger: logger)
+    configuration.policy.refreshLockTimeout = .seconds(1)
+    let harness = try SessionHarness(
+      provider: provider, storage: try FileTokenStorage(directory: temporaryDirectory()), logger: logger,
+      configuration: configuration)
+    try await harness.xid.signIn()
+    return harness
+  }
+
+  /// Starts a refresh whose token response the provider holds back for `delay`, and waits until its
+  /// request arrived.
+  static func refreshHeld(_ harness: SessionHarness, for delay: Duration) async throws -> Task<String, any Error> {
+    harness.provider.clock.advance(by: .seconds(301))
+    await harness.provider.injectFault(.delay(delay), at: .token, times: 1)
+    let xid = harness.xid
+    let refresh = Task { try await xid.getAccessToken() }
+    try await BackgroundActivityTests.eventually { await harness.provider.counters.refreshes == 1 }
+    return refresh
+  }
+
+  @Test func aSignOutDuringARefreshSlowerThanTheLockTimeoutSucceedsAndLeavesNoRecord() async throws {
+    let harness = try await Self.harnessWithAShortLockTimeout()
+    // The refresh holds the account's lock for 3 seconds.
+    let refresh = try await Self.refreshHeld(harness, for: .seconds(3))
+    try await harness.xid.signOut()
+    #expect(try harness.storedRecord() == nil)
+    _ = try? await refresh.value
+    #expect(try harness.storedRecord() == nil)
+    #expect(try await harness.xid.getSession() == nil)
+  }
+
+  @Test func aNewSignInDuringARefreshSlowerThanTheLockTimeoutIsStored() async throws {
+    let harness = try await Self.harnessWithAShortLockTimeout()
+    // The second sign-in starts before the refresh and completes while the provider holds it.
+    let started = try await harness.xid.authorizationURL()
+    let refresh = try await Self.refreshHeld(harness, for: .seconds(3))
+    await harness.provider.endUserSession()
+    await harness.provider.setUser(TestUser(subject: "bob"))
+    let callback = try await harness.provider.browser.redirect(from: started)
+    #expect(try await harness.xid.handleRedirect(url: callback).subject == "bob")
+    _ = try? await refresh.value
+    #expect(try await harness.xid.getSession()?.subject == "bob")
+    let relaunched = try Xid(
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger).storing(in: harness.storage)
+    )
+    #expect(try await relaunched.getSession()?.subject == "bob")
+  }
+
+  // MARK: - Across processes: written at once, checked again once the lock is free
+
+  /// The lock file of the test account in `directory`, as another process takes it.
+  static func otherProcessLock(in directory: URL) async throws -> FileLock.Holder {
+    try await FileLock(directory: directory, name: "." + Self.key + ".lock").acquire(timeout: .zero)
+  }
+
+  /// The record of a sign-in `id` with access token `accessToken` and refresh token `refreshToken`.
+  static func record(version: Int64, id: String, accessToken: String, refreshToken: String) -> TokenRecord {
+    var record = AccountSessionTests.record(version: version, expiresIn: 3600, refreshToken: refreshToken)
+    record.accessToken = accessToken
+    record.signInID = id
+    return record
+  }
+
+  @Test func aSignOutDeletesAtOnceAndAgainWhatARefreshInAnotherProcessWroteBack() async throws {
+    let storage = InMemoryTokenStorage(), directory = temporaryDirectory()
+    try storage.save(
+      key: Self.key, value: Self.record(version: 1, id: "first", accessToken: "at-0", refreshToken: "rt-0").encoded())
+    let session = AccountSessionTests.session(
+      storage: storage, refresher: ScriptedRefresher(), lockDirectory: directory)
+    // Another process refreshes: it holds the lock, and compared the record just before the sign-out.
+    let other = try await Self.otherProcessLock(in: directory)
+    let signOut = Task { try await session.remove() }
+    try await BackgroundActivityTests.eventually { (try? storage.load(key: Self.key)) == nil }
+    // Its write lands right after the deletion, then it lets the lock go.
+    let late = Self.record(version: 2, id: "first", accessToken: "at-late", refreshToken: "rt-late")
+    try storage.save(key: Self.key, value: late.encoded())
+    other.release()
+    // The sign-out deleted them again; the refresh token to revoke is the newest of the session.
+    #expect(try await signOut.value?.refreshToken == "rt-late")
+    #expect(try storage.load(key: Self.key) == nil)
+    #expect(try await session.record() == nil)
+  }
+
+  @Test func aNewSignInIsStoredAtOnceAndAgainOverWhatARefreshInAnotherProcessWrote() async throws {
+    let storage = InMemoryTokenStorage(), directory = temporaryDirectory()
+    try storage.save(
+      key: Self.key, value: Self.record(version: 1, id: "first", accessToken: "at-0", refreshToken: "rt-0").encoded())
+    let session = AccountSessionTests.session(
+      storage: storage, refresher: ScriptedRefresher(), lockDirectory: directory)
+    let other = try await Self.otherProcessLock(in: directory)
+    let second = Self.record(version: 1, id: "second", accessToken: "at-second", refreshToken: "rt-second")
+    let signIn = Task { try await session.store(second) }
+    try await BackgroundActivityTests.eventually {
+      (try? storage.load(key: Self.key)).flatMap { try? TokenRecord(decoding: $0) }?.accessToken == "at-second"
+    }
+    // The other process's refresh of the first sign-in lands right after the new record.
+    let late = Self.record(version: 2, id: "first", accessToken: "at-late", refreshToken: "rt-late")
+    try storage.save(key: Self.key, value: late.encoded())
+    other.release()
+    // The sign-in is written again; what it replaced, to revoke, is the newest of the first session.
+    #expect(try await signIn.value?.refreshToken == "rt-late")
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
+    #expect(stored.accessToken == "at-second" && stored.signInID == "second")
+    #expect(try await session.record()?.accessToken == "at-second")
+  }
+
 }
