@@ -54,9 +54,10 @@ extension SessionEngine {
   }
 
   /// Stores a sign-in's record, its refresh token sealed first (``sealedForSignIn(_:)``: tokens that
-  /// cannot be kept are revoked). The session it replaces (read under the refresh lock, so with the
-  /// tokens of a refresh that finished meanwhile, here or in another process) is over: its refresh
-  /// token, which nobody will send again, is revoked, best effort, and its key is deleted.
+  /// cannot be kept are revoked). The session it replaces (its newest tokens: a refresh that was
+  /// under way drops its own, and one that wrote just after the sign-in is found once the refresh
+  /// lock is free) is over: its refresh token, which nobody will send again, is revoked, best
+  /// effort, and its key is deleted.
   func store(_ record: TokenRecord) async throws {
     // Sealed here rather than by the account, so that tokens that cannot be kept are revoked.
     let sealed = try await sealedForSignIn(record)
