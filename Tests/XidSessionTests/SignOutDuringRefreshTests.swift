@@ -265,6 +265,20 @@ struct SignOutDuringRefreshTests {
     #expect(try await relaunched.getSession()?.subject == "bob")
   }
 
+  @Test func aSignInThatStorageRefusesIsRevoked() async throws {
+    let storage = FlakyStorage()
+    let harness = try SessionHarness(storage: storage)
+    let started = try await harness.xid.authorizationURL()
+    let callback = try await harness.provider.browser.redirect(from: started)
+    // The keychain refuses the new record (the pending sign-in was saved before).
+    storage.failNextSaves(1)
+    let error = await expectXidError(.storageFailure) { try await harness.xid.handleRedirect(url: callback) }
+    #expect(error?.reason.contains("revoked") == true)
+    #expect(try harness.storedRecord() == nil)
+    let issued = try #require(await harness.provider.refreshTokens(issuedTo: TestUser.alice.subject).last)
+    #expect(await harness.provider.revokedTokens.contains(issued))
+  }
+
   // MARK: - Across processes: written at once, checked again once the lock is free
 
   /// The lock file of the test account in `directory`, as another process takes it.
