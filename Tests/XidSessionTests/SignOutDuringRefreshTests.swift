@@ -23,9 +23,10 @@ final class Gate: Sendable {
   var waiting: Int { state.get().waiting }
 }
 
-/// Storing and removing take the account's lock, as refreshes do; a refresh re-reads the record after
-/// the network call and saves nothing if it was removed or replaced meanwhile: a sign-out is never
-/// undone and a new sign-in never overwritten by a refresh that started before them.
+/// Storing and removing write at once, never waiting for a refresh; a refresh compares the record
+/// right before each write of its result and writes nothing if it was removed or replaced meanwhile:
+/// a sign-out is never undone and a new sign-in never overwritten by a refresh that started before
+/// them, with a lock file or without one.
 @Suite(.noSecretLeaks)
 struct SignOutDuringRefreshTests {
   static let key = AccountSessionTests.key

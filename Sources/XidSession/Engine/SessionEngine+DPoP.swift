@@ -61,7 +61,23 @@ extension SessionEngine {
   func store(_ record: TokenRecord) async throws {
     // Sealed here rather than by the account, so that tokens that cannot be kept are revoked.
     let sealed = try await sealedForSignIn(record)
-    guard let replaced = try await account.store(sealed), replaced.signInID != record.signInID else { return }
+    let stored: TokenRecord?
+    do {
+      stored = try await account.store(sealed)
+    } catch {
+      // Storage refused the new session (a sign-in never waits for the lock, so not because of a
+      // refresh): its tokens are revoked rather than left live where nobody knows them.
+      let cause = error as? XidError ?? XidError(.storageFailure, "the new session could not be stored")
+      let revoked = await revokeUnstored(record)
+      throw XidError(
+        cause.code,
+        cause.reason
+          + (revoked
+            ? "; the sign-in's tokens were revoked and nothing was stored"
+            : "; nothing was stored, and the sign-in's DPoP key, which its tokens are bound to, was deleted"),
+        httpStatus: cause.httpStatus, oauthError: cause.oauthError)
+    }
+    guard let replaced = stored, replaced.signInID != record.signInID else { return }
     let oldKey = replaced.dpopKeyThumbprint.flatMap { try? dpopKeys.key(thumbprint: $0) }
     if let old = replaced.dpopKeyThumbprint, old != record.dpopKeyThumbprint {
       dpopKeys.delete(thumbprint: old)

@@ -102,7 +102,7 @@ extension SessionEngine {
   /// are ignored. Their DPoP key is deleted afterwards: nothing will use it.
   ///
   /// - Returns: `false` when revocation was not attempted (the stricter mode).
-  private func revokeUnstored(_ record: TokenRecord) async -> Bool {
+  func revokeUnstored(_ record: TokenRecord) async -> Bool {
     let key = try? signer.key(for: record)
     defer { if let thumbprint = record.dpopKeyThumbprint { dpopKeys.delete(thumbprint: thumbprint) } }
     // As at sign-out, nothing here asks the user, and the proof of a key that needs them
