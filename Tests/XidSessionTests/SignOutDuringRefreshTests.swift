@@ -266,6 +266,26 @@ struct SignOutDuringRefreshTests {
     #expect(try await relaunched.getSession()?.subject == "bob")
   }
 
+  @Test func aRefreshRefusedAfterASignOutRevokedItsTokenTellsSignedOutNotExpired() async throws {
+    // The sign-out no longer waits for the refresh: its revocation may reach the provider first.
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record().encoded())
+    let gate = Gate()
+    let session = AccountSession(
+      records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
+      logger: DiscardingLogger(), clock: StandingClock(now: AccountSessionTests.start),
+      refresher: ClosureRefresher { _ in
+        await gate.wait()
+        throw XidError(.refreshRefused, "invalid_grant: the refresh token was revoked", oauthError: "invalid_grant")
+      })
+    let refresh = Task { try await session.validRecord(force: false) }
+    try await BackgroundActivityTests.eventually { gate.waiting == 1 }
+    try await session.remove()
+    gate.open()
+    await expectXidError(.signInRequired) { try await refresh.value }
+    #expect(try storage.load(key: Self.key) == nil)
+  }
+
   @Test func aSignInThatStorageRefusesIsRevoked() async throws {
     let storage = FlakyStorage()
     let harness = try SessionHarness(storage: storage)
