@@ -312,14 +312,18 @@ extension AccountSession {
     _ error: XidError, refreshToken: String, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
   ) async throws -> TokenRecord {
     let slot = try records.read()
+    guard slot.record != nil else {
+      // Signed out meanwhile: a sign-out never waits for a refresh, and its revocation may have
+      // reached the provider first. Nobody is signed in; the provider proved nothing more.
+      cached.set(nil)
+      throw XidError(.signInRequired, "the user signed out while the tokens were being refreshed; call signIn()")
+    }
     if let latest = slot.record, latest.storedRefreshCredential != refreshToken {
       logger.log(.notice, category: "refresh", "refresh refused, but the stored refresh token had changed meanwhile")
       return try await superseded(by: latest, force: false, tenure: tenure, attempts: attempts, drop: drop)
     }
-    if slot.record != nil {
-      logger.log(.notice, category: "refresh", "the provider refused the refresh token (\(error.code)); signing out")
-      try tenure.commit { try records.delete(at: slot.key) }
-    }
+    logger.log(.notice, category: "refresh", "the provider refused the refresh token (\(error.code)); signing out")
+    try tenure.commit { try records.delete(at: slot.key) }
     cached.set(nil)
     throw XidError(
       .sessionExpired, "the provider ended the session (\(error.reason)); sign the user in again",
