@@ -7,7 +7,9 @@ import PackageDescription
 // root package's `swift build` and `swift test` never see it. SwiftPM makes no app bundle, so the
 // targets are sources that an Xcode project links or compiles (README.md has the steps), and the
 // `Xcode…` executable targets are the few files that go into the Xcode targets themselves (`@main`).
-// Check that it compiles for iOS with the project's `build-ios` tool, run from this folder.
+// Check that it compiles for iOS with the project's `build-ios` tool, run from this folder. The
+// self-check's portable target is tested on Linux too: `swift test --test-product XidExamplePackageTests`
+// builds only it and its tests (a plain `swift test` would build the SwiftUI targets too).
 
 // The project's products. The path dependency is named "Xid", so that they can be named whatever the
 // clone's folder is called (a path dependency's identity is its folder's name).
@@ -25,11 +27,16 @@ let package = Package(
   ],
   dependencies: [.package(name: "Xid", path: "../..")],
   targets: [
+    // The device self-check's portable part: the checks, the logic that judges what each saw, the
+    // report and its text export, and the files of the App Group where the processes meet. Foundation
+    // only, so that its tests run on Linux (`swift test --test-product XidExamplePackageTests`).
+    .target(name: "ExampleDiagnostics"),
     // What every process shares: the provider, the client, the keychain access group, the App Group,
-    // and the one API call (the demo provider's protected resource).
-    .target(name: "ExampleShared", dependencies: [xid]),
-    // The SwiftUI app: sign-in, a profile behind the session lock, sign-out with end_session.
-    .target(name: "ExampleAppUI", dependencies: ["ExampleShared", xid]),
+    // the one API call (the demo provider's protected resource), and the device checks' Apple side.
+    .target(name: "ExampleShared", dependencies: ["ExampleDiagnostics", xid]),
+    // The SwiftUI app: sign-in, a profile behind the session lock, sign-out with end_session, and the
+    // Diagnostics screen.
+    .target(name: "ExampleAppUI", dependencies: ["ExampleDiagnostics", "ExampleShared", xid]),
     // The "Show my balance" App Intent. On iOS 16 its sources are compiled into the Xcode target (the
     // App Intents extension); a package's intents need AppIntentsPackage, which is iOS 17.
     .target(name: "ExampleIntents", dependencies: ["ExampleShared", xid, xidAppIntents]),
@@ -43,6 +50,9 @@ let package = Package(
       name: "XcodeIntentsExtension", dependencies: ["ExampleIntents"], path: "XcodeTargets/IntentsExtension"),
     .executableTarget(
       name: "XcodeWidgetExtension", dependencies: ["ExampleWidget"], path: "XcodeTargets/WidgetExtension"),
+    // The self-check's format and judgement, with Swift Testing; the one target of the package that
+    // builds on Linux, with its one dependency.
+    .testTarget(name: "ExampleDiagnosticsTests", dependencies: ["ExampleDiagnostics"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -98,6 +98,64 @@ struct FileTokenStorageTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: storage.directory.path) == ["k"])
   }
 
+  /// A writer killed between creating its temporary file and the rename leaves a whole record in it.
+  /// Writing or removing the key removes the temporary files of its writers that are gone; those of
+  /// a live writer (another process, whose write outside the account's lock may be in flight), of
+  /// another key, and of another machine or container stay.
+  @Test func theTemporaryFilesOfWritersThatAreGoneGoWhenTheKeyIsWrittenOrRemoved() throws {
+    let directory = temporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let storage = try FileTokenStorage(directory: directory)
+    let key = "xid.tokens.abc"
+    let dead = try Self.pidOfAProcessThatHasEnded()
+    let live = try Self.runningProcess()
+    defer {
+      kill(live.processIdentifier, SIGKILL)
+      live.waitUntilExit()
+    }
+    func leave(_ key: String, pid: pid_t, space: String = FileTokenStorage.pidSpace) throws -> String {
+      let name = FileTokenStorage.temporaryFileName(forKey: key, pid: pid, space: space)
+      try Data(#"{"refresh_token":"left behind"}"#.utf8).write(to: directory.appendingPathComponent(name))
+      return name
+    }
+    func files() throws -> Set<String> { Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) }
+    _ = try leave(key, pid: dead)
+    _ = try leave(key, pid: dead)
+    let inFlight = try leave(key, pid: live.processIdentifier)
+    let ours = try leave(key, pid: getpid())
+    let otherKey = try leave(key + ".2", pid: dead)
+    let otherMachine = try leave(key, pid: dead, space: "0badf00d")
+    let kept: Set = [inFlight, ours, otherKey, otherMachine]
+
+    try storage.save(key: key, value: "new")
+    #expect(try files() == kept.union([key]))
+    _ = try leave(key, pid: dead)
+    try storage.delete(key: key)
+    #expect(try files() == kept)
+  }
+
+  /// The pid of a process that has ended and been reaped: no process has it (until the system
+  /// hands it out again, which takes many new processes).
+  static func pidOfAProcessThatHasEnded() throws -> pid_t {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "exit 0"]
+    try process.run()
+    process.waitUntilExit()
+    #expect(kill(process.processIdentifier, 0) == -1 && errno == ESRCH)
+    return process.processIdentifier
+  }
+
+  /// A process that runs until the test kills it (`SIGKILL`: a test runner may ignore `SIGTERM`,
+  /// and its children with it).
+  static func runningProcess() throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "exec sleep 60"]
+    try process.run()
+    return process
+  }
+
   @Test func readersNeverSeeHalfAWrite() async throws {
     let storage = try FileTokenStorage(directory: temporaryDirectory())
     let values = (0..<4).map { String(repeating: Character(String($0)), count: 64 * 1024) }

@@ -24,10 +24,18 @@ package final class PresenceScope: Sendable {
   }
 
   /// Runs `body` as one call: in the call under way, or in a new one whose context is invalidated at
-  /// its end. `body` runs on the caller's actor, so an actor's method can be one call as it stands.
-  package static func run<T>(
-    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
-  ) async throws -> T {
+  /// its end.
+  package static func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    if current != nil { return try await body() }
+    let scope = PresenceScope()
+    defer { scope.end() }
+    return try await local.withValue(scope, operation: body)
+  }
+
+  /// Runs `body` as one call on `actor`, the caller's: an actor's method is one call as it stands,
+  /// its body touching the actor's state without a hop. The isolation is passed rather than taken
+  /// with `#isolation`, which the iOS 17 SDK's standard library lacks.
+  package static func run<T>(on actor: isolated some Actor, _ body: () async throws -> T) async throws -> T {
     if current != nil { return try await body() }
     let scope = PresenceScope()
     defer { scope.end() }

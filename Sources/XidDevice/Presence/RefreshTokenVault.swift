@@ -15,13 +15,22 @@ import Foundation
 ///
 /// A sealed token is the text `1.<key id>.<sealed bytes>`, the key id being the first 8 bytes of the
 /// SHA-256 of the public key, all base64url.
+///
+/// An account has two key names (``tags``). The session's token is sealed with the key under one of
+/// them, found by its key id; a sign-in makes its key under the other
+/// (``sealWithNewKey(_:besides:)``), so that the session it replaces keeps a key that opens its token
+/// until the new record is stored. Then the other key goes (``deleteKeys(except:)``); when the store
+/// fails, the new key goes instead (``deleteKey(of:)``). At most two keys exist per account, and
+/// sign-out deletes both.
 package actor RefreshTokenVault {
   private let keyStore: any PresenceSealingKeyStore
   private let requirement: PresenceRequirement
   /// The confirmations of the user's presence, shared with the DPoP key of the stricter mode.
   let confirmations: PresenceConfirmations
-  /// The key's name: one key per account.
+  /// The name of the account's first key: the one name that versions of Xid before the second used.
   let tag: String
+  /// The names of the account's two keys: ``tag``, then ``tag`` with `.2`.
+  let tags: [String]
 
   init(
     keyStore: any PresenceSealingKeyStore, requirement: PresenceRequirement, confirmations: PresenceConfirmations,
@@ -31,6 +40,7 @@ package actor RefreshTokenVault {
     self.requirement = requirement
     self.confirmations = confirmations
     self.tag = tag
+    tags = [tag, tag + ".2"]
   }
 
   /// A sealed refresh token, and whether sealing it made the key.
@@ -63,20 +73,118 @@ package actor RefreshTokenVault {
     }
   }
 
-  /// Seals `refreshToken` with the account's key; `newKey` makes a fresh key first (at sign-in), so
-  /// that a key invalidated since the last session, or made with another requirement, is not reused.
-  package func seal(_ refreshToken: String, newKey: Bool) throws -> Sealed {
-    var publicKey = newKey ? nil : try keyStore.publicKey(tag: tag)
-    let madeKey = publicKey == nil
-    if madeKey {
-      // A confirmation under way or kept for reuse stays valid: it confirmed the user for this
-      // requirement, whatever the key (as an evaluated LAContext does).
-      publicKey = try keyStore.createKey(tag: tag, requirement: requirement)
+  /// Seals a sign-in's `refreshToken` with a new key, so that a key invalidated since the last
+  /// session, or made with another requirement, is not reused. The key is made under the name that
+  /// `live`'s key does not use (`live`: the stored session's sealed token, when there is one), so
+  /// that the stored session can still be opened until the new record replaces it; when `live`'s key
+  /// cannot be told, under the name that holds no key. A key that sealing fails with is deleted.
+  package func sealWithNewKey(_ refreshToken: String, besides live: String?) throws -> Sealed {
+    let tag = freeTag(besides: live)
+    // A confirmation under way or kept for reuse stays valid: it confirmed the user for this
+    // requirement, whatever the key (as an evaluated LAContext does).
+    let publicKey = try keyStore.createKey(tag: tag, requirement: requirement)
+    do {
+      return try sealed(refreshToken, with: publicKey, madeKey: true)
+    } catch {
+      try? keyStore.deleteKey(tag: tag)
+      throw error
     }
-    let sealed = try keyStore.encrypt(Array(refreshToken.utf8), to: publicKey!)
+  }
+
+  /// Seals a refreshed `refreshToken` with the key that sealed `previous` (the token it replaces).
+  /// Without one (the record was stored before the protection was turned on, or the key has gone
+  /// since), with the account's key when it has one, or a new key.
+  package func seal(_ refreshToken: String, withKeyOf previous: String?) throws -> Sealed {
+    if let previous, let key = try key(of: previous) {
+      return try sealed(refreshToken, with: key.publicKey, madeKey: false)
+    }
+    for tag in tags {
+      if let publicKey = try keyStore.publicKey(tag: tag) {
+        return try sealed(refreshToken, with: publicKey, madeKey: false)
+      }
+    }
+    return try sealed(refreshToken, with: try keyStore.createKey(tag: tag, requirement: requirement), madeKey: true)
+  }
+
+  private func sealed(_ refreshToken: String, with publicKey: [UInt8], madeKey: Bool) throws -> Sealed {
+    let sealed = try keyStore.encrypt(Array(refreshToken.utf8), to: publicKey)
     return Sealed(
-      text: "1." + Self.keyID(publicKey!) + "." + Base64URL.encode(sealed), madeKey: madeKey,
+      text: "1." + Self.keyID(publicKey) + "." + Base64URL.encode(sealed), madeKey: madeKey,
       biometryState: madeKey ? currentBiometryState() : nil)
+  }
+
+  /// The name a sign-in's new key goes under, the first that is the least likely to hold the stored
+  /// session's key: one with no key; then one whose key sealed nothing stored (`live` is known and
+  /// is not its); then one whose key might be `live`'s (`live` unknown, or the lookup failed: a
+  /// damaged key is replaced rather than blocking every sign-in); never `live`'s, while another name
+  /// is free of it.
+  private func freeTag(besides live: String?) -> String {
+    let liveID = live.flatMap { try? Self.parse($0).keyID }
+    let ranks = tags.map { tag -> Int in
+      switch Result(catching: { try keyStore.publicKey(tag: tag) }) {
+      case .success(nil): return 0
+      case .success(let key?) where liveID != nil: return Self.keyID(key) == liveID ? 3 : 1
+      case .success, .failure: return 2
+      }
+    }
+    return tags[ranks.firstIndex(of: ranks.min() ?? 0) ?? 0]
+  }
+
+  /// The key that sealed a token of key id `keyID`, and whether any key is there at all.
+  ///
+  /// - Throws: a lookup's error, when no key matched and a lookup failed.
+  private func lookUp(keyID: String) throws -> (key: (tag: String, publicKey: [UInt8])?, anyKey: Bool) {
+    var anyKey = false
+    var failure: (any Error)?
+    for tag in tags {
+      do {
+        guard let publicKey = try keyStore.publicKey(tag: tag) else { continue }
+        if Self.keyID(publicKey) == keyID { return ((tag, publicKey), true) }
+        anyKey = true
+      } catch {
+        failure = failure ?? error
+      }
+    }
+    if let failure { throw failure }
+    return (nil, anyKey)
+  }
+
+  /// The name and public key of the key that sealed `sealed`, or `nil` when neither key did.
+  private func key(of sealed: String) throws -> (tag: String, publicKey: [UInt8])? {
+    guard let keyID = try? Self.parse(sealed).keyID else { return nil }
+    return try lookUp(keyID: keyID).key
+  }
+
+  /// Deletes the account's keys except the one that sealed `kept` (every key when `kept` is `nil`):
+  /// once a sign-in's record is stored, the key of the session it replaced, or one an interrupted
+  /// sign-in left. Nothing is deleted when the kept key cannot be told.
+  ///
+  /// - Throws: the key store's error for a key it could not delete (the others are deleted).
+  package func deleteKeys(except kept: String?) throws {
+    let keep: String?
+    if let kept {
+      guard let key = try key(of: kept) else { return }
+      keep = key.tag
+    } else {
+      keep = nil
+    }
+    try deleteEach(tags.filter { $0 != keep })
+  }
+
+  /// Deletes the key that sealed `sealed`, if it is still there: a sign-in's key, whose record was not
+  /// stored.
+  package func deleteKey(of sealed: String) throws {
+    guard let key = try key(of: sealed) else { return }
+    try keyStore.deleteKey(tag: key.tag)
+  }
+
+  /// Deletes the keys `tags`, every one of them even when one fails; throws the first failure.
+  private func deleteEach(_ tags: [String]) throws {
+    var failure: (any Error)?
+    for tag in tags {
+      do { try keyStore.deleteKey(tag: tag) } catch { failure = failure ?? error }
+    }
+    if let failure { throw failure }
   }
 
   /// Opens a sealed refresh token, asking the user unless the call or a recent confirmation allows it.
@@ -114,11 +222,10 @@ package actor RefreshTokenVault {
 
   private func openAsking(_ sealed: String) async throws -> String {
     let (keyID, ciphertext) = try Self.parse(sealed)
-    guard let publicKey = try keyStore.publicKey(tag: tag) else {
-      throw invalidated("the key that sealed it no longer exists")
-    }
-    guard Self.keyID(publicKey) == keyID else {
-      throw invalidated("the key that sealed it was replaced")
+    let found = try lookUp(keyID: keyID)
+    guard let tag = found.key?.tag else {
+      throw invalidated(
+        found.anyKey ? "the key that sealed it was replaced" : "the key that sealed it no longer exists")
     }
     var retried = false
     while true {
@@ -156,17 +263,16 @@ package actor RefreshTokenVault {
   /// prompt; `nil` otherwise.
   package func openWithoutAsking(_ sealed: String) async -> String? {
     guard let context = await confirmations.contextWithoutAsking(),
-      let (keyID, ciphertext) = try? Self.parse(sealed),
-      let publicKey = try? keyStore.publicKey(tag: tag), Self.keyID(publicKey) == keyID,
-      let plaintext = try? await keyStore.decrypt(ciphertext, withKey: tag, context: context)
+      let (_, ciphertext) = try? Self.parse(sealed), let key = try? key(of: sealed),
+      let plaintext = try? await keyStore.decrypt(ciphertext, withKey: key.tag, context: context)
     else { return nil }
     return String(bytes: plaintext, encoding: .utf8)
   }
 
-  /// Deletes the key (sign-out): a sealed token left anywhere can no longer be opened.
+  /// Deletes both keys (sign-out): a sealed token left anywhere can no longer be opened.
   func destroyKey() async throws {
     await confirmations.forget()
-    try keyStore.deleteKey(tag: tag)
+    try deleteEach(tags)
   }
 
   // MARK: - The sealed form

@@ -6,7 +6,10 @@ import Foundation
 ///
 /// Its state is read synchronously on every token request (a lock around a few fields), so the
 /// `getAccessToken()` fast path stays fast. The relock after a time in the background is applied when
-/// the state is next read or the app comes back, with the configuration's clock: no timer runs.
+/// the state is next read or the app comes back: no timer runs. The time in the background is
+/// measured with the configuration's clock's monotonic reading (``XidClock/monotonicNow``), which
+/// counts while the device sleeps and does not move when the date is set: setting the device's clock
+/// back does not keep the lock open, and setting it forward does not close it early.
 package final class SessionLock: Sendable {
   private struct State {
     var lock: SessionLockState = .locked
@@ -14,7 +17,8 @@ package final class SessionLock: Sendable {
     var generation = 0
     var unlocking: Task<Void, any Error>?
     var scenePhase: XidScenePhase = .active
-    var backgroundSince: Date?
+    /// When the app went to the background, as the clock's monotonic reading.
+    var backgroundSince: ContinuousClock.Instant?
     var observers: [Int: AsyncStream<SessionLockState>.Continuation] = [:]
     var nextObserver = 0
   }
@@ -111,7 +115,7 @@ package final class SessionLock: Sendable {
   func setScenePhase(_ phase: XidScenePhase) {
     let closed = state.update { state -> Bool in
       state.scenePhase = phase
-      if phase == .background, state.backgroundSince == nil { state.backgroundSince = clock.now }
+      if phase == .background, state.backgroundSince == nil { state.backgroundSince = clock.monotonicNow }
       let before = state.lock
       relockIfDue(&state, deauthorize: false)
       if phase != .background { state.backgroundSince = nil }
@@ -143,7 +147,7 @@ package final class SessionLock: Sendable {
   @discardableResult
   private func relockIfDue(_ state: inout State, deauthorize: Bool = true) -> SessionLockState {
     guard state.lock != .locked, let since = state.backgroundSince, let relockAfter,
-      clock.now.timeIntervalSince(since) >= relockAfter.timeInterval
+      clock.monotonicNow - since >= relockAfter
     else { return state.lock }
     let wasOpen = state.lock == .unlocked
     Self.close(&state)

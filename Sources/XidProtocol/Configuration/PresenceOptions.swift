@@ -24,7 +24,9 @@ public struct PresenceOptions: Sendable {
   public var sessionLock: PresenceRequirement?
   /// How long the app may stay in the background before the session lock closes again; `nil` (the
   /// default) to stay open until ``SessionEngine/lock()``, `.zero` to close as soon as the app leaves.
-  /// The app reports its scene phase with ``SessionEngine/setScenePhase(_:)``.
+  /// The app reports its scene phase with ``SessionEngine/setScenePhase(_:)``. The time is the time
+  /// that passed (``XidClock/monotonicNow``, counting while the device sleeps): setting the device's
+  /// date back or forward changes nothing.
   public var relockAfterBackground: Duration?
   /// Seal the refresh token with a key that needs the user, by this requirement; `nil` (the default)
   /// to store it as it is.

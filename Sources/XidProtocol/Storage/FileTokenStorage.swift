@@ -12,6 +12,14 @@ import Foundation
 /// temporary file that is flushed to disk (`fsync`) and then renamed over the old one, so a reader or a
 /// crash never sees half a record. Several processes may share the directory; Xid coordinates their
 /// refreshes with a lock file in it.
+///
+/// A writer that dies between creating its temporary file and the rename (`kill -9`, a power cut)
+/// leaves a whole record in it. Each temporary file is named for its writer (its pid, and where that
+/// pid means something: the host and pid namespace), and writing or deleting a key removes the
+/// temporary files of that key whose writer no longer exists (`kill(pid, 0)` fails with `ESRCH`).
+/// Those of a live writer stay, since its write may be in flight, as are those of another machine or
+/// container sharing the directory. A dead writer's pid given to a new process keeps its file until
+/// that process ends too. Temporary files of versions before this naming are left alone.
 public struct FileTokenStorage: TokenStorageAdapter {
   /// The directory the files live in.
   public let directory: URL
@@ -44,7 +52,8 @@ public struct FileTokenStorage: TokenStorageAdapter {
 
   public func save(key: String, value: String) throws {
     let path = self.path(for: key)
-    let temporary = directoryPath + "/.\(fileName(for: key)).\(UInt32.random(in: .min ... .max)).tmp"
+    let temporary = directoryPath + "/" + Self.temporaryFileName(forKey: key, pid: getpid())
+    defer { removeStaleTemporaryFiles(of: key) }
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     guard fd >= 0 else { throw Self.failure("create a temporary file in", directoryPath) }
     let bytes = Array(value.utf8)
@@ -96,8 +105,32 @@ public struct FileTokenStorage: TokenStorageAdapter {
 
   public func delete(key: String) throws {
     let path = self.path(for: key)
+    defer { removeStaleTemporaryFiles(of: key) }
     guard unlink(path) == 0 || errno == ENOENT else { throw Self.failure("delete", path) }
     syncDirectory()
+  }
+
+  /// Deletes the temporary files of `key` whose writer is gone: a process of this pid space
+  /// (``pidSpace``) that no longer exists. Those of a live process (this one included) and of another
+  /// pid space stay. Best effort: a file that cannot be deleted stays for the next write.
+  private func removeStaleTemporaryFiles(of key: String) {
+    let prefix = "." + Self.fileName(for: key) + "." + Self.pidSpace + "-"
+    let ownPID = getpid()
+    guard let directory = opendir(directoryPath) else { return }
+    var stale: [String] = []
+    while let entry = readdir(directory) {
+      var bytes = entry.pointee.d_name
+      let name = withUnsafeBytes(of: &bytes) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+      guard name.hasPrefix(prefix), name.hasSuffix(".tmp") else { continue }
+      // `<pid>-<random>`, and no dot: a longer key's temporary files have one.
+      let writer = name.dropFirst(prefix.count).dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
+      guard writer.count == 2, !writer[1].contains("."), UInt32(writer[1], radix: 16) != nil,
+        let pid = pid_t(writer[0]), pid > 0, pid != ownPID
+      else { continue }
+      if kill(pid, 0) != 0 && errno == ESRCH { stale.append(name) }
+    }
+    closedir(directory)
+    for name in stale { unlink(directoryPath + "/" + name) }
   }
 
   /// The stored keys that start with `prefix`: for tools and tests, since Xid itself lists no keys.
@@ -109,11 +142,37 @@ public struct FileTokenStorage: TokenStorageAdapter {
 
   // MARK: - Paths
 
-  private func path(for key: String) -> String { directoryPath + "/" + fileName(for: key) }
+  private func path(for key: String) -> String { directoryPath + "/" + Self.fileName(for: key) }
+
+  /// The name of a temporary file of `key` written by the process `pid` of the pid space `space`
+  /// (``pidSpace``, this process's by default): `.<file name>.<space>-<pid>-<random>.tmp`, a dot
+  /// file, so never a key's. Its writer's pid tells whether the file is stale once the writer is gone.
+  static func temporaryFileName(forKey key: String, pid: pid_t, space: String = pidSpace) -> String {
+    "." + fileName(for: key) + "." + space + "-" + String(pid) + "-"
+      + String(UInt32.random(in: .min ... .max), radix: 16)
+      + ".tmp"
+  }
+
+  /// Where this process's pids mean something: 8 hex digits of a hash (FNV-1a) of the host's name
+  /// and, on Linux, of the pid namespace (`/proc/self/ns/pid`). A pid of another machine sharing the
+  /// directory (an NFS home) or of another container sharing it says nothing about a process here.
+  static let pidSpace: String = {
+    var text = ""
+    var host = [CChar](repeating: 0, count: 256)
+    if gethostname(&host, host.count - 1) == 0 { text = String(cString: host) }
+    #if os(Linux)
+      var link = [CChar](repeating: 0, count: 128)
+      if readlink("/proc/self/ns/pid", &link, link.count - 1) > 0 { text += "/" + String(cString: link) }
+    #endif
+    var hash: UInt32 = 2_166_136_261
+    for byte in text.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 8 - hex.count) + hex
+  }()
 
   /// Keys become file names: letters, digits, `-`, `_` and (but first) `.` stay, every other byte
   /// becomes `%XX`, so no key names a dot file, a path or a parent directory.
-  private func fileName(for key: String) -> String {
+  private static func fileName(for key: String) -> String {
     var name = ""
     for byte in key.utf8 {
       switch byte {

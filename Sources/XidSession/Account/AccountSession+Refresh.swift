@@ -45,7 +45,7 @@ extension AccountSession {
       // spent.
       if stored.isSameSave(as: kept.base) {
         // Sealed now when sealing failed after their refresh: storage never holds it open.
-        let record = try await sealedForStorage(kept.record, newKey: false)
+        let record = try await sealedForStorage(kept.record, keyOf: stored)
         if case .replaced(let latest) = try await saveHoldingLock(
           record, replacing: stored, epoch: epoch, tenure: tenure)
         {
@@ -92,7 +92,7 @@ extension AccountSession {
     let refreshed = opened.refreshed(with: tokens, at: clock.now)
     let next: TokenRecord
     do {
-      next = try await sealedForStorage(refreshed, newKey: false)
+      next = try await sealedForStorage(refreshed, keyOf: stored)
     } catch {
       return try await keepUnstored(
         refreshed, failure: "seal", error, tokens: tokens, opened: opened, base: stored, epoch: epoch, force: force,

@@ -1,9 +1,22 @@
 extension AccountSession {
-  /// `record` as it is stored: with a sealer, its refresh token sealed (`newKey` at sign-in).
-  func sealedForStorage(_ record: TokenRecord, newKey: Bool) async throws -> TokenRecord {
+  /// A sign-in's `record` as it is stored: with a sealer, its refresh token sealed with a new key,
+  /// made beside the key of the record stored now (read now, not from memory: another process may
+  /// have signed in), which keeps its key until `record` replaces it.
+  func sealedWithNewKey(_ record: TokenRecord) async throws -> TokenRecord {
     guard let sealer, let refreshToken = record.refreshToken else { return record }
+    let live = (try? records.read())?.record?.sealedRefreshToken
+    return Self.sealed(record, as: try await sealer.sealWithNewKey(refreshToken, besides: live))
+  }
+
+  /// A refreshed `record` as it is stored: with a sealer, its refresh token sealed with the key
+  /// that sealed `previous`'s.
+  func sealedForStorage(_ record: TokenRecord, keyOf previous: TokenRecord) async throws -> TokenRecord {
+    guard let sealer, let refreshToken = record.refreshToken else { return record }
+    return Self.sealed(record, as: try await sealer.seal(refreshToken, withKeyOf: previous.sealedRefreshToken))
+  }
+
+  private static func sealed(_ record: TokenRecord, as result: RefreshTokenVault.Sealed) -> TokenRecord {
     var sealed = record
-    let result = try await sealer.seal(refreshToken, newKey: newKey)
     sealed.sealedRefreshToken = result.text
     // The state belongs to the key: a token sealed again with the same key keeps the record's.
     if result.madeKey { sealed.sealedBiometryState = result.biometryState }

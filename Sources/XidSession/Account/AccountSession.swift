@@ -185,7 +185,7 @@ actor AccountSession {
   ///   save, or the refresh another process wrote just after this write.
   @discardableResult
   func store(_ record: TokenRecord) async throws -> TokenRecord? {
-    var stored = try await sealedForStorage(record, newKey: true)
+    var stored = try await sealedWithNewKey(record)
     let slot = try records.read(replacingUnreadable: true)
     stored.version = max(stored.version, (slot.record?.version ?? 0) + 1)
     try records.save(stored, at: slot.key)

@@ -54,10 +54,12 @@ extension SessionEngine {
   }
 
   /// Stores a sign-in's record, its refresh token sealed first (``sealedForSignIn(_:)``: tokens that
-  /// cannot be kept are revoked). The session it replaces (its newest tokens: a refresh that was
-  /// under way drops its own, and one that wrote just after the sign-in is found once the refresh
-  /// lock is free) is over: its refresh token, which nobody will send again, is revoked, best
-  /// effort, and its key is deleted.
+  /// cannot be kept are revoked). When the store fails, the stored session stays as it was, with the
+  /// presence key that opens its refresh token, and the sign-in's tokens are revoked
+  /// (``storeFailed(_:sealed:cause:)``). The session it replaces (its newest tokens: a refresh that
+  /// was under way drops its own, and one that wrote just after the sign-in is found once the refresh
+  /// lock is free) is over: its presence key is deleted, its refresh token, which nobody will send
+  /// again, is revoked, best effort, and its DPoP key is deleted.
   func store(_ record: TokenRecord) async throws {
     // Sealed here rather than by the account, so that tokens that cannot be kept are revoked.
     let sealed = try await sealedForSignIn(record)
@@ -65,26 +67,21 @@ extension SessionEngine {
     do {
       stored = try await account.store(sealed)
     } catch {
-      // Storage refused the new session (a sign-in never waits for the lock, so not because of a
-      // refresh): its tokens are revoked rather than left live where nobody knows them.
-      let cause = error as? XidError ?? XidError(.storageFailure, "the new session could not be stored")
-      let revoked = await revokeUnstored(record)
-      throw XidError(
-        cause.code,
-        cause.reason
-          + (revoked
-            ? "; the sign-in's tokens were revoked and nothing was stored"
-            : "; nothing was stored, and the sign-in's DPoP key, which its tokens are bound to, was deleted"),
-        httpStatus: cause.httpStatus, oauthError: cause.oauthError)
+      throw await storeFailed(record, sealed: sealed, cause: error)
     }
-    guard let replaced = stored, replaced.signInID != record.signInID else { return }
+    guard let replaced = stored, replaced.signInID != record.signInID else {
+      await keepOnlyThePresenceKey(of: sealed)
+      return
+    }
     let oldKey = replaced.dpopKeyThumbprint.flatMap { try? dpopKeys.key(thumbprint: $0) }
     if let old = replaced.dpopKeyThumbprint, old != record.dpopKeyThumbprint {
       dpopKeys.delete(thumbprint: old)
     }
-    guard let refreshToken = await account.revocableRefreshToken(of: replaced),
-      refreshToken != record.refreshToken
-    else { return }
+    // A sealed one is opened (only with a confirmation the call or the reuse time holds) before its
+    // presence key goes.
+    let revocable = await account.revocableRefreshToken(of: replaced)
+    await keepOnlyThePresenceKey(of: sealed)
+    guard let refreshToken = revocable, refreshToken != record.refreshToken else { return }
     let what = "the refresh token of the session the sign-in replaced"
     if await client.revokeBestEffort(
       refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, category: "sign-in", naming: what)

@@ -72,13 +72,13 @@ extension SessionEngine {
     try await presence.vault?.checkCanSeal(includingDPoPKey: presence.dpopKeyProtection != nil)
   }
 
-  /// A sign-in's record as it is stored (its refresh token sealed, with a new key). When sealing
-  /// fails, nothing is stored: the issued tokens are revoked (best effort; not in the stricter mode,
-  /// whose DPoP key is deleted instead) and the error says why the device cannot protect them, when
-  /// it can tell.
+  /// A sign-in's record as it is stored (its refresh token sealed, with a new key beside the stored
+  /// session's, which keeps its own until this record replaces it). When sealing fails, nothing is
+  /// stored: the issued tokens are revoked (best effort; not in the stricter mode, whose DPoP key is
+  /// deleted instead) and the error says why the device cannot protect them, when it can tell.
   func sealedForSignIn(_ record: TokenRecord) async throws -> TokenRecord {
     do {
-      return try await account.sealedForStorage(record, newKey: true)
+      return try await account.sealedWithNewKey(record)
     } catch {
       let revoked = await revokeUnstored(record)
       let cause: XidError
@@ -88,21 +88,60 @@ extension SessionEngine {
       } catch let typed as XidError {
         cause = typed
       }
-      throw XidError(
-        cause.code,
-        cause.reason
-          + (revoked
-            ? "; the sign-in's tokens were revoked and nothing was stored"
-            : "; nothing was stored, and the sign-in's DPoP key, which its tokens are bound to, was deleted"),
-        httpStatus: cause.httpStatus, oauthError: cause.oauthError)
+      throw Self.unstored(cause, revoked: revoked)
     }
+  }
+
+  /// After a sign-in's record `sealed` was stored: the account's other presence key (the replaced
+  /// session's, or one a sign-in interrupted before this point left) is deleted. A failure is logged:
+  /// the key then stays until the next sign-in or sign-out, and opens nothing stored.
+  func keepOnlyThePresenceKey(of sealed: TokenRecord) async {
+    guard let vault = presence.vault else { return }
+    do {
+      try await vault.deleteKeys(except: sealed.sealedRefreshToken)
+    } catch {
+      configuration.parts.logger.log(
+        .notice, category: "sign-in",
+        "could not delete the presence key of the session the sign-in replaced: \((error as? XidError)?.code.rawValue ?? "an error")"
+      )
+    }
+  }
+
+  /// A sign-in's record `sealed` (of the tokens in `record`) could not be stored, for `cause`:
+  /// the stored session stays as it was, with its key. The sign-in's presence key is deleted, its
+  /// tokens revoked (as when sealing fails), and the error says so.
+  func storeFailed(_ record: TokenRecord, sealed: TokenRecord, cause: any Error) async -> XidError {
+    if let vault = presence.vault, let text = sealed.sealedRefreshToken {
+      do {
+        try await vault.deleteKey(of: text)
+      } catch {
+        configuration.parts.logger.log(
+          .notice, category: "sign-in",
+          "could not delete the presence key of a sign-in that was not stored: \((error as? XidError)?.code.rawValue ?? "an error")"
+        )
+      }
+    }
+    let revoked = await revokeUnstored(record)
+    let typed = cause as? XidError ?? XidError(.storageFailure, "the session could not be stored")
+    return Self.unstored(typed, revoked: revoked)
+  }
+
+  /// `cause` of a sign-in that stored nothing, saying what became of its tokens.
+  private static func unstored(_ cause: XidError, revoked: Bool) -> XidError {
+    XidError(
+      cause.code,
+      cause.reason
+        + (revoked
+          ? "; the sign-in's tokens were revoked and nothing was stored"
+          : "; nothing was stored, and the sign-in's DPoP key, which its tokens are bound to, was deleted"),
+      httpStatus: cause.httpStatus, oauthError: cause.oauthError)
   }
 
   /// Revokes the refresh token, then the access token, of a sign-in that was not stored; failures
   /// are ignored. Their DPoP key is deleted afterwards: nothing will use it.
   ///
   /// - Returns: `false` when revocation was not attempted (the stricter mode).
-  func revokeUnstored(_ record: TokenRecord) async -> Bool {
+  private func revokeUnstored(_ record: TokenRecord) async -> Bool {
     let key = try? signer.key(for: record)
     defer { if let thumbprint = record.dpopKeyThumbprint { dpopKeys.delete(thumbprint: thumbprint) } }
     // As at sign-out, nothing here asks the user, and the proof of a key that needs them

@@ -67,14 +67,15 @@ public actor SessionEngine {
     // One lock per account, shared by every process that shares the storage: refreshes and changes to
     // the pending sign-ins take it. A dot file, so that storage listings never take it for a key.
     let lock = storage.refreshLockDirectory.map { FileLock(directory: $0, name: "." + key + ".lock") }
+    let owner = RecordOwner(issuer: identity.issuerIdentifier, clientId: identity.clientId, account: identity.account)
+    let records = AccountRecordStore(storage: storage, owner: owner, logger: parts.logger)
     self.pending = PendingAuthorizationStore(
       storage: storage, accountKey: key,
       lock: AccountLock(
         file: lock, timeout: policy.refreshLockTimeout, activity: parts.backgroundActivity, clock: parts.clock),
-      logger: parts.logger, dpopKeys: dpopKeys)
-    let owner = RecordOwner(issuer: identity.issuerIdentifier, clientId: identity.clientId, account: identity.account)
+      logger: parts.logger, dpopKeys: dpopKeys, records: records)
     self.account = AccountSession(
-      records: AccountRecordStore(storage: storage, owner: owner, logger: parts.logger), lock: lock,
+      records: records, lock: lock,
       lockTimeout: policy.refreshLockTimeout, activity: parts.backgroundActivity,
       expiryLeeway: policy.expiryLeeway.timeInterval, logger: parts.logger, clock: parts.clock,
       refresher: TokenRefresher(client: client, signer: signer), sealer: presence.vault)
@@ -96,7 +97,7 @@ public actor SessionEngine {
     signInInProgress = true
     defer { signInInProgress = false }
     // One call: in the stricter mode, one prompt covers the pushed request's proof and the code's.
-    return try await PresenceScope.run {
+    return try await PresenceScope.run(on: self) {
       let agent = try await userAgent.prepare(redirectUri: configuration.identity.redirectUri)
       var options = options
       options.redirectUri = agent.redirectUri
@@ -121,7 +122,7 @@ public actor SessionEngine {
   /// The authorization URL of a new sign-in, for apps that present it themselves; finish with
   /// ``handleRedirect(url:)``.
   public func authorizationURL(options: SignInOptions) async throws -> URL {
-    try await PresenceScope.run { try await startAuthorization(options).url }
+    try await PresenceScope.run(on: self) { try await startAuthorization(options).url }
   }
 
   /// Makes the sign-in's DPoP key (when DPoP is on) and its authorization request, and keeps the
@@ -149,7 +150,7 @@ public actor SessionEngine {
   /// - Throws: ``XidError/Code/stateMismatch``, ``XidError/Code/authorizationFailed``, validation and
   ///   network errors. The pending sign-in is removed either way.
   public func handleRedirect(url: URL) async throws -> XidSession {
-    try await PresenceScope.run {
+    try await PresenceScope.run(on: self) {
       let candidates = try await pending.all(now: configuration.parts.clock.now)
       guard let matched = PendingAuthorization.matching(callbackURL: url, in: candidates) else {
         // Let the engine produce the precise error (missing state, unknown state, provider error).
@@ -211,7 +212,7 @@ public actor SessionEngine {
   public func signInWithDeviceCode(
     scopes: [String]?, showCode show: @Sendable (DeviceAuthorization) async -> Void
   ) async throws -> XidSession {
-    try await PresenceScope.run {
+    try await PresenceScope.run(on: self) {
       try await checkPresenceBeforeSignIn()
       let key = try makeSignInKey()
       let result: TokenResult
@@ -243,7 +244,7 @@ public actor SessionEngine {
 
   /// The user's claims from the provider's UserInfo endpoint (checked to be about the same `sub`).
   public func userInfo() async throws -> UserInfo {
-    try await PresenceScope.run {
+    try await PresenceScope.run(on: self) {
       try await requireOpenLock(for: "userInfo()")
       let record = try await account.validRecord(force: false)
       let subject = try XidSession(record: record).subject

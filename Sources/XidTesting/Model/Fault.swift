@@ -26,7 +26,7 @@ extension TestProvider {
     /// The request is never answered: the provider does not handle it, moves its ``TestClock`` on by
     /// `after` (the time a client waits before it gives up), and holds the request unanswered until
     /// the client gives up, so that the client's own timeout has to fire. A client whose request
-    /// timeout runs on the same clock (``/Xid/XidConfiguration/requestTimeout`` with the provider's
+    /// timeout runs on the same clock (``/Xid/SessionPolicy/requestTimeout`` with the provider's
     /// clock) gives up at once, in no real time; the provider then lets the request go (``InMemoryTransport``
     /// cancels it; a loopback connection is closed unanswered after at most ``longestHold`` of real
     /// time, since the server does not see the client leave). A client in another process needs its

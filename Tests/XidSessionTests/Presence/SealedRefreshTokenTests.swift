@@ -151,6 +151,85 @@ struct SealedRefreshTokenTests {
     #expect(error?.reason.contains("replaced") == true)
   }
 
+  /// A sign-in's record that cannot be stored leaves the previous session as it was: its record, and
+  /// the key that opens its sealed refresh token. The new tokens are revoked and their key deleted.
+  @Test func aSignInWhoseRecordCannotBeStoredKeepsThePreviousSessionUsableAndRevokesItsTokens() async throws {
+    let storage = RecordRefusingStorage()
+    let harness = try PresenceHarness(storage: storage, options: Self.protection)
+    try await harness.xid.signIn()
+    let previous = try harness.storedRecord()
+    storage.refusedKey = harness.recordKey
+    await expectXidError(.storageFailure) { try await harness.xid.signIn() }
+    storage.refusedKey = nil
+
+    #expect(try harness.storedRecord() == previous)
+    let issued = await harness.provider.refreshTokens(issuedTo: TestUser.alice.subject)
+    let revoked = await harness.provider.revokedTokens
+    #expect(issued.count == 2 && revoked.contains(issued[1]), "the refresh token that was not stored is revoked")
+    #expect(!revoked.contains(issued[0]), "the previous session's is not")
+    #expect(try storage.inner.keys(withPrefix: "xid.presence-key.").count == 1, "the new key is deleted")
+    harness.expireAccessToken()
+    _ = try await harness.xid.getAccessToken()
+    #expect(await harness.provider.counters.refreshes == 1, "the previous sealed refresh token still opens")
+  }
+
+  /// Once the new record is stored, the previous session's key goes; sign-out deletes every key.
+  @Test func aNewSignInDeletesThePreviousKeyOnceItsRecordIsStored() async throws {
+    let storage = InMemoryTokenStorage()
+    let harness = try PresenceHarness(storage: storage, options: Self.protection)
+    for _ in 0..<3 {
+      try await harness.xid.signIn()
+      #expect(try storage.keys(withPrefix: "xid.presence-key.").count == 1)
+      harness.expireAccessToken()
+      _ = try await harness.xid.getAccessToken()
+    }
+    #expect(await harness.provider.counters.refreshes == 3)
+    try await harness.xid.signOut()
+    #expect(try storage.keys(withPrefix: "xid.presence-key.").isEmpty)
+  }
+
+  /// A sign-in interrupted after it made its key and before its record was stored leaves that key
+  /// under the account's other name: the stored session still opens, the next sign-in replaces the
+  /// left key, and sign-out deletes every key.
+  @Test func aKeyAnInterruptedSignInLeftOpensNothingAndGoes() async throws {
+    let storage = InMemoryTokenStorage()
+    let harness = try PresenceHarness(storage: storage, options: Self.protection)
+    try await harness.xid.signIn()
+    _ = try harness.keyStore.createKey(tag: harness.keyTag + ".2", requirement: .biometryCurrentSet)
+    harness.expireAccessToken()
+    _ = try await harness.xid.getAccessToken()
+    try await harness.xid.signIn()
+    #expect(try storage.keys(withPrefix: "xid.presence-key.").count == 1)
+    _ = try harness.keyStore.createKey(tag: harness.keyTag, requirement: .biometryCurrentSet)
+    try await harness.xid.signOut()
+    #expect(try storage.keys(withPrefix: "xid.presence-key.").isEmpty)
+  }
+
+  @Test func aDamagedKeyDoesNotStopTheNextSignIn() async throws {
+    let storage = InMemoryTokenStorage()
+    let harness = try PresenceHarness(storage: storage, options: Self.protection)
+    try await harness.xid.signIn()
+    try storage.save(key: SoftwarePresenceKeyStore.storageKey(harness.keyTag), value: "{}")
+    try await harness.xid.signIn()
+    harness.expireAccessToken()
+    _ = try await harness.xid.getAccessToken()
+    #expect(try storage.keys(withPrefix: "xid.presence-key.").count == 1, "the damaged key went too")
+  }
+
+  /// The replaced session's key stays until the new record is stored, so a confirmation the user
+  /// gave (kept for reuse) still opens its refresh token, which is then revoked.
+  @Test func aNewSignInRevokesTheReplacedSealedTokenWhenAConfirmationAllowsIt() async throws {
+    var options = Self.protection
+    options.authenticationReuse = .seconds(600)
+    let harness = try PresenceHarness(options: options)
+    try await harness.xid.signIn()
+    _ = try await harness.xid.getAccessToken(forceRefresh: true)
+    let replaced = try #require(await harness.provider.refreshTokens(issuedTo: TestUser.alice.subject).last)
+    try await harness.xid.signIn()
+    #expect(await harness.provider.revokedTokens == [replaced])
+    #expect(harness.user.prompts.count == 1, "the sign-in asks nothing")
+  }
+
   @Test func aConfirmationIsReusedForTheConfiguredTimeThenInvalidated() async throws {
     var options = Self.protection
     options.authenticationReuse = .seconds(60)
@@ -323,4 +402,24 @@ extension PresenceOptions {
     options.keyStore = harness.keyStore
     return options
   }
+}
+
+/// A storage that refuses to save one key while told to, as a keychain or a disk that refuses the
+/// sign-in's record.
+final class RecordRefusingStorage: TokenStorageAdapter, @unchecked Sendable {
+  let inner = InMemoryTokenStorage()
+  private let refused = LockedValue<String?>(nil)
+
+  /// The key whose saves fail; `nil` for none.
+  var refusedKey: String? {
+    get { refused.get() }
+    set { refused.set(newValue) }
+  }
+
+  func save(key: String, value: String) throws {
+    if key == refusedKey { throw XidError(.storageFailure, "the test storage refused to save the record") }
+    try inner.save(key: key, value: value)
+  }
+  func load(key: String) throws -> String? { try inner.load(key: key) }
+  func delete(key: String) throws { try inner.delete(key: key) }
 }

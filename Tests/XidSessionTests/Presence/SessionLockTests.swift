@@ -195,6 +195,40 @@ struct SessionLockTests {
     #expect(harness.xid.lockState == .locked, "the time counts from the last time it left")
   }
 
+  @Test func settingTheDeviceClockBackInTheBackgroundDoesNotHoldTheLockOpen() async throws {
+    let harness = try PresenceHarness(
+      options: PresenceOptions(sessionLock: .deviceOwner, relockAfterBackground: .seconds(60)))
+    try await harness.xid.signIn()
+    let clock = harness.provider.clock
+    harness.xid.setScenePhase(.background)
+    clock.advance(by: .seconds(30))
+    // The user sets the date back a day; the time away goes on counting.
+    clock.set(to: clock.now.addingTimeInterval(-86_400))
+    #expect(harness.xid.lockState == .unlocked, "30 seconds away so far")
+    clock.advance(by: .seconds(30))
+    #expect(harness.xid.lockState == .locked)
+    harness.xid.setScenePhase(.active)
+    #expect(harness.xid.lockState == .locked)
+    await expectXidError(.sessionLocked) { try await harness.xid.getAccessToken() }
+  }
+
+  /// The relock measures the time away, which setting the date does not change: a date set forward
+  /// (by the user, or by network time correcting a wrong clock) closes nothing early. Closing early
+  /// would not be a risk, only a prompt for nothing; one measure, the time that passed, decides.
+  @Test func settingTheDeviceClockForwardInTheBackgroundDoesNotCloseTheLockEarly() async throws {
+    let harness = try PresenceHarness(
+      options: PresenceOptions(sessionLock: .deviceOwner, relockAfterBackground: .seconds(60)))
+    try await harness.xid.signIn()
+    let clock = harness.provider.clock
+    harness.xid.setScenePhase(.background)
+    clock.set(to: clock.now.addingTimeInterval(86_400))
+    #expect(harness.xid.lockState == .unlocked)
+    clock.advance(by: .seconds(59))
+    #expect(harness.xid.lockState == .unlocked)
+    clock.advance(by: .seconds(1))
+    #expect(harness.xid.lockState == .locked)
+  }
+
   @Test func relockAfterZeroClosesAsSoonAsTheAppLeaves() async throws {
     let harness = try PresenceHarness(
       options: PresenceOptions(sessionLock: .deviceOwner, relockAfterBackground: .zero))

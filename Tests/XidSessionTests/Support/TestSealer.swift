@@ -18,22 +18,28 @@ final class TestSealer: RefreshTokenSealer, @unchecked Sendable {
   /// Makes the next `count` seals of a refreshed token fail with `storageLocked`.
   func failNextSeals(_ count: Int) { failures.set(count) }
 
-  func seal(_ refreshToken: String, newKey: Bool) async throws -> RefreshTokenVault.Sealed {
-    if !newKey {
-      await gate?.wait()
-      let fail = failures.update { count -> Bool in
-        guard count > 0 else { return false }
-        count -= 1
-        return true
-      }
-      if fail { throw XidError(.storageLocked, "the test sealer's key cannot be read while the device is locked") }
+  func sealWithNewKey(_ refreshToken: String, besides live: String?) async throws -> RefreshTokenVault.Sealed {
+    RefreshTokenVault.Sealed(text: Self.sealed(refreshToken), madeKey: true, biometryState: nil)
+  }
+
+  func seal(_ refreshToken: String, withKeyOf previous: String?) async throws -> RefreshTokenVault.Sealed {
+    await gate?.wait()
+    let fail = failures.update { count -> Bool in
+      guard count > 0 else { return false }
+      count -= 1
+      return true
     }
-    return RefreshTokenVault.Sealed(text: Self.sealed(refreshToken), madeKey: newKey, biometryState: nil)
+    if fail { throw XidError(.storageLocked, "the test sealer's key cannot be read while the device is locked") }
+    return RefreshTokenVault.Sealed(text: Self.sealed(refreshToken), madeKey: false, biometryState: nil)
   }
 
   func open(_ sealed: String, biometryState: String?) async throws -> String { Self.opened(sealed) }
 
   func openWithoutAsking(_ sealed: String) async -> String? { Self.opened(sealed) }
+
+  func deleteKeys(except kept: String?) async throws {}
+
+  func deleteKey(of sealed: String) async throws {}
 
   /// The sealed form of `refreshToken`.
   static func sealed(_ refreshToken: String) -> String { "sealed." + String(refreshToken.reversed()) }

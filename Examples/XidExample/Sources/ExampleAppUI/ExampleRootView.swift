@@ -1,7 +1,8 @@
 import SwiftUI
 import Xid
 
-/// The app's one window: sign-in, the lock screen or the profile, as the session says.
+/// The app's one window: sign-in, the lock screen or the profile, as the session says, and the
+/// Diagnostics screen (the device self-check) from the toolbar.
 @MainActor
 public struct ExampleRootView: View {
   @StateObject private var model = AccountModel()
@@ -15,6 +16,16 @@ public struct ExampleRootView: View {
     NavigationStack {
       content
         .navigationTitle("Xid Example")
+        .toolbar {
+          // The device self-check, whatever the session's state: it touches no token.
+          ToolbarItem(placement: .primaryAction) {
+            NavigationLink {
+              DiagnosticsView()
+            } label: {
+              Label("Diagnostics", systemImage: "stethoscope")
+            }
+          }
+        }
     }
     .task { await model.start() }
     .onChange(of: scenePhase) { phase in model.scenePhaseChanged(to: phase) }

@@ -1,7 +1,8 @@
 import AppIntents
 
-/// The App Shortcut that makes "Show my balance" available in Siri, Spotlight and Shortcuts as soon as
-/// the app is installed. A member of the same Xcode target as ``ShowBalanceIntent``.
+/// The App Shortcuts that make "Show my balance" and "Run Xid Diagnostics" available in Siri, Spotlight
+/// and Shortcuts as soon as the app is installed. A member of the same Xcode target as
+/// ``ShowBalanceIntent`` and ``RunDiagnosticsIntent``.
 public struct ExampleShortcuts: AppShortcutsProvider {
   @AppShortcutsBuilder public static var appShortcuts: [AppShortcut] {
     AppShortcut(
@@ -10,5 +11,8 @@ public struct ExampleShortcuts: AppShortcutsProvider {
         "Show my balance in \(.applicationName)",
         "What's my \(.applicationName) balance",
       ])
+    AppShortcut(
+      intent: RunDiagnosticsIntent(),
+      phrases: ["Run \(.applicationName) diagnostics"])
   }
 }
