@@ -8,13 +8,23 @@ import XidTesting
 @testable import XidProtocol
 @testable import XidSession
 
-/// A storage whose next saves fail, as a disk that is full for a moment or a keychain that refuses.
+/// A storage whose next saves fail, as a disk that is full for a moment or a keychain that refuses,
+/// and whose next loads can fail as a keychain item does while the device is locked.
 final class FlakyStorage: TokenStorageAdapter, @unchecked Sendable {
   let inner = InMemoryTokenStorage()
   private let failures = LockedValue(0)
   private let failed = LockedValue(0)
+  private let loadFailures = LockedValue(0)
+  private let saved = LockedValue<[String]>([])
 
   func failNextSaves(_ count: Int) { failures.set(count) }
+
+  /// Makes the next `count` loads fail with `storageLocked` (an item whose accessibility needs an
+  /// unlocked device, read while it is locked).
+  func failNextLoads(_ count: Int) { loadFailures.set(count) }
+
+  /// Every value saved so far.
+  var savedValues: [String] { saved.get() }
 
   /// How many saves failed so far.
   var failedSaves: Int { failed.get() }
@@ -30,9 +40,18 @@ final class FlakyStorage: TokenStorageAdapter, @unchecked Sendable {
       throw XidError(.storageFailure, "the test storage refused the write")
     }
     try inner.save(key: key, value: value)
+    saved.update { $0.append(value) }
   }
 
-  func load(key: String) throws -> String? { try inner.load(key: key) }
+  func load(key: String) throws -> String? {
+    let fail = loadFailures.update { count -> Bool in
+      guard count > 0 else { return false }
+      count -= 1
+      return true
+    }
+    if fail { throw XidError(.storageLocked, "the test storage is locked") }
+    return try inner.load(key: key)
+  }
   func delete(key: String) throws { try inner.delete(key: key) }
 }
 
@@ -128,6 +147,93 @@ struct SaveFailureTests {
     let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
     #expect(stored.refreshToken == "rt-1")
     #expect(refresher.calls == 1)
+  }
+
+  // MARK: - Failures after the provider answered, other than the save's
+
+  /// A session without a lock whose refresh rotates (for `rt-N` the provider answers `at-N+1` and
+  /// `rt-N+1`) and records the refresh token each refresh sends; `answered` runs as the answer
+  /// arrives, and the pauses between two attempts to save take no time.
+  static func rotatingSession(
+    storage: FlakyStorage, sent: Recorder<String>, sealer: TestSealer? = nil,
+    answered: @escaping @Sendable (Int) -> Void = { _ in }
+  ) -> AccountSession {
+    AccountSession(
+      records: AccountSessionTests.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
+      logger: DiscardingLogger(), clock: TestClock(now: AccountSessionTests.start),
+      refresher: ClosureRefresher { record in
+        let token = record.refreshToken ?? "none"
+        await sent.record(token)
+        let next = (Int(token.dropFirst("rt-".count)) ?? 0) + 1
+        answered(next)
+        return RefreshedTokens(
+          accessToken: "at-\(next)", tokenType: "Bearer", expiresIn: 3600, refreshToken: "rt-\(next)")
+      }, sealer: sealer)
+  }
+
+  @Test func aRotatedRefreshTokenIsKeptWhenTheRecordCannotBeReadAfterTheAnswer() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record(refreshToken: "rt-1").encoded())
+    let sent = Recorder<String>()
+    // The device locks while the request is out: the next read of the record is refused once.
+    let session = Self.rotatingSession(storage: storage, sent: sent) { _ in storage.failNextLoads(1) }
+    _ = try? await session.validRecord(force: true)
+    _ = try? await session.validRecord(force: true)
+    // The provider spent rt-1 at the first refresh: the second sends rt-2.
+    #expect(await sent.values == ["rt-1", "rt-2"])
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
+    #expect(stored.refreshToken == "rt-3")
+  }
+
+  @Test func aRotatedRefreshTokenIsKeptInMemoryWhileTheRecordStaysUnreadable() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record(refreshToken: "rt-1").encoded())
+    let sent = Recorder<String>()
+    // Locked from the first answer until the test unlocks it: longer than the save's retries.
+    let session = Self.rotatingSession(storage: storage, sent: sent) { next in
+      if next == 2 { storage.failNextLoads(1000) }
+    }
+    #expect(try await session.validRecord(force: true).accessToken == "at-2")
+    #expect(session.usableRecordFromMemory() == nil, "the kept tokens wait to be saved")
+    storage.failNextLoads(0)
+    _ = try await session.validRecord(force: true)
+    #expect(await sent.values == ["rt-1", "rt-2"])
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
+    #expect(stored.refreshToken == "rt-3")
+  }
+
+  @Test func aRotatedRefreshTokenIsKeptWhenARecordOfANewerFormatWasWrittenMeanwhile() async throws {
+    let storage = FlakyStorage()
+    try storage.save(key: Self.key, value: AccountSessionTests.record(refreshToken: "rt-1").encoded())
+    let newer = #"{"format":2,"issuer":"https://op.example","client_id":"c","account":"default"}"#
+    let sent = Recorder<String>()
+    // Another version of the app, sharing the storage, writes its own format while the request is out.
+    let session = Self.rotatingSession(storage: storage, sent: sent) { _ in
+      try? storage.inner.save(key: Self.key, value: newer)
+    }
+    #expect(try await session.validRecord(force: true).accessToken == "at-2")
+    #expect(try storage.load(key: Self.key) == newer, "a record this version cannot read is left as it is")
+    await expectXidError(.unsupportedRecordFormat) { try await session.validRecord(force: true) }
+    #expect(await sent.values == ["rt-1"])
+  }
+
+  @Test func aRotatedRefreshTokenIsKeptWhenSealingItFailsAfterTheAnswer() async throws {
+    let storage = FlakyStorage()
+    var sealed = AccountSessionTests.record(refreshToken: nil)
+    sealed.sealedRefreshToken = TestSealer.sealed("rt-1")
+    try storage.save(key: Self.key, value: sealed.encoded())
+    let sent = Recorder<String>(), sealer = TestSealer()
+    // The presence key is looked up after the device locked: sealing the new token fails once.
+    let session = Self.rotatingSession(storage: storage, sent: sent, sealer: sealer) { next in
+      if next == 2 { sealer.failNextSeals(1) }
+    }
+    _ = try? await session.validRecord(force: true)
+    _ = try? await session.validRecord(force: true)
+    #expect(await sent.values == ["rt-1", "rt-2"])
+    let stored = try TokenRecord(decoding: try #require(try storage.load(key: Self.key)))
+    #expect(stored.sealedRefreshToken.map(TestSealer.opened) == "rt-3")
+    // Storage never held a refresh token unsealed.
+    #expect(storage.savedValues.allSatisfy { !$0.contains("\"refresh_token\"") })
   }
 
   /// A session on `storage` without a lock, whose pauses run on `clock`.

@@ -15,7 +15,10 @@ import XidCore
 /// Two files in the directory change how it answers, for every process at once:
 /// - `locked` (``lock()``): every call returns `errSecInteractionNotAllowed`, as on a locked device;
 /// - `fail-writes` (``failNextWrites(_:)``): holds a count; that many writes (`update`, `add`) fail
-///   with `errSecIO` before the item changes.
+///   with `errSecIO` before the item changes;
+/// - `fail-reads` (``failNextReads(_:)``): holds a count; that many reads of an item (`copyData`)
+///   fail with `errSecInteractionNotAllowed`, as while a device locks with an item readable only
+///   when unlocked.
 public struct FileKeychainBackend: KeychainTokenStorage.Backend {
   /// `errSecIO`: an I/O error.
   public static let ioError: Int32 = -36
@@ -50,6 +53,17 @@ public struct FileKeychainBackend: KeychainTokenStorage.Backend {
     (try? String(contentsOf: directory.appendingPathComponent("fail-writes"), encoding: .utf8)).flatMap { Int($0) } ?? 0
   }
 
+  /// Makes the next `count` reads of an item fail with `errSecInteractionNotAllowed`, whichever
+  /// process makes them.
+  public func failNextReads(_ count: Int) throws {
+    try Data(String(count).utf8).write(to: directory.appendingPathComponent("fail-reads"))
+  }
+
+  /// How many of the reads ``failNextReads(_:)`` asked to fail have not failed yet.
+  public var pendingReadFailures: Int {
+    (try? String(contentsOf: directory.appendingPathComponent("fail-reads"), encoding: .utf8)).flatMap { Int($0) } ?? 0
+  }
+
   /// The accounts of the items stored, for assertions.
   public func storedAccounts() -> [String] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -78,6 +92,7 @@ public struct FileKeychainBackend: KeychainTokenStorage.Backend {
   public func copyData(_ item: KeychainTokenStorage.Item) -> (status: Int32, data: Data?) {
     var data: Data?
     let status = serialized(write: false) {
+      if consumeFailure(of: "fail-reads") { return KeychainTokenStorage.Status.interactionNotAllowed }
       guard let contents = FileManager.default.contents(atPath: path(item)) else {
         return KeychainTokenStorage.Status.itemNotFound
       }
@@ -146,12 +161,13 @@ public struct FileKeychainBackend: KeychainTokenStorage.Backend {
     if FileManager.default.fileExists(atPath: directory.appendingPathComponent("locked").path) {
       return KeychainTokenStorage.Status.interactionNotAllowed
     }
-    if write, consumeWriteFailure() { return Self.ioError }
+    if write, consumeFailure(of: "fail-writes") { return Self.ioError }
     return body()
   }
 
-  private func consumeWriteFailure() -> Bool {
-    let url = directory.appendingPathComponent("fail-writes")
+  /// Counts down the file `name` (`fail-writes`, `fail-reads`): whether this call fails.
+  private func consumeFailure(of name: String) -> Bool {
+    let url = directory.appendingPathComponent(name)
     guard let text = try? String(contentsOf: url, encoding: .utf8), let count = Int(text), count > 0 else {
       return false
     }

@@ -15,7 +15,9 @@ public struct SessionPolicy: Sendable {
   /// How long fetched provider metadata is reused before it is fetched again.
   public var metadataLifetime: Duration
   /// How long a process waits for another one that is refreshing the same account, measured on the
-  /// configuration's clock and in real time (whichever passes first).
+  /// configuration's clock and in real time (whichever passes first). A sign-out and a sign-in's
+  /// save never fail for it: they write at once, then wait at most this long to check, once the
+  /// refresh is done, that it did not write just after them.
   public var refreshLockTimeout: Duration
   /// How long Xid waits for the provider's answer to a request (discovery, keys, token, revocation,
   /// UserInfo, device authorization) before it gives up with ``XidError/Code/networkFailure``,

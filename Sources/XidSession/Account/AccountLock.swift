@@ -3,10 +3,11 @@ import Foundation
 /// The account's lock: the lock file shared by every process that uses the storage, held only inside a
 /// ``BackgroundActivity``, so that the system never suspends a process while it holds it.
 ///
-/// Refreshes, a sign-in's save, a sign-out and changes to the pending sign-ins all run under it. When
-/// the activity's time runs out, the lock is released before the expiry handler returns, the work is
-/// cancelled, and its writes through ``AccountTenure/commit(_:)`` are refused from then on: nothing is
-/// written without the lock.
+/// Refreshes, the checks that follow a sign-in's save and a sign-out (which write without it, so
+/// that a slow refresh never makes them fail), and changes to the pending sign-ins run under it.
+/// When the activity's time runs out, the lock is released before the expiry handler returns, the
+/// work is cancelled, and its writes through ``AccountTenure/commit(_:)`` are refused from then on:
+/// nothing of that work is written without the lock.
 ///
 /// A `flock(2)` lock is per open file description, so two holders in one process exclude each other
 /// as two processes do; never take it while holding it.

@@ -26,10 +26,15 @@ struct RefreshedTokens: Sendable {
 ///   refreshed meanwhile, its tokens are used and no second refresh is made.
 /// - A refused refresh (`invalid_grant`) ends the session only when the stored refresh token is still
 ///   the one that failed; network failures and server errors keep it.
-/// - Storing (a sign-in) and removing (a sign-out) take the same lock. After the network call, a refresh
-///   reads the record again and saves nothing if it was removed or replaced meanwhile (here, or in a
-///   process sharing the storage without a lock): a sign-out is never undone and a new sign-in never
-///   overwritten. The refresh token it drops is revoked, best effort.
+/// - Storing (a sign-in) and removing (a sign-out) write at once, without waiting for the lock, so
+///   that a slow refresh never makes them fail. Where there is no lock file (`InMemoryTokenStorage`,
+///   `KeychainTokenStorage` without a `refreshLockDirectory`, custom adapters), nothing excludes
+///   anyone anyway, even in one process. So every write of a refresh's result compares the stored
+///   record with the one the refresh read, right before the write and with nothing in between, and
+///   writes nothing if it was removed or replaced meanwhile: a sign-out is never undone and a new
+///   sign-in never overwritten. The refresh token it drops is revoked, best effort. Across
+///   processes, a sign-in or sign-out checks the record again once the lock is free (with a lock
+///   file), for a refresh whose write landed just after its own.
 actor AccountSession {
   let records: AccountRecordStore
   let lock: AccountLock
@@ -45,9 +50,11 @@ actor AccountSession {
 
   /// The latest record this process knows, for the synchronous fast paths; `nil` until loaded.
   nonisolated let cached = RecordCache()
-  /// Refreshed tokens that storage refused (or that arrived after the background time ran out), with
-  /// the record they replace: the provider has spent that record's refresh token, so they are saved
-  /// at the next use and before any further refresh.
+  /// Refreshed tokens that could not be stored (storage refused them, the record could not be read
+  /// to compare it, sealing the new refresh token failed, or they arrived after the background time
+  /// ran out), with the record they replace: the provider has spent that record's refresh token, so
+  /// they are saved (sealed first, when sealing failed) at the next use and before any further
+  /// refresh.
   ///
   /// The refresh held the lock and tried the save for a while first (`saveHoldingLock`). Residual
   /// risk: until a save succeeds, another process that refreshes reads the spent refresh token from
@@ -57,6 +64,10 @@ actor AccountSession {
     // While tokens wait here, the fast paths leave the call to the actor, which tries to save them.
     didSet { cached.setSavePending(unsaved != nil) }
   }
+  /// Counts this process's sign-ins and sign-outs (``store(_:)``, ``remove()``) that reached storage:
+  /// a refresh that read the record before one of them writes nothing of its result, whatever a read
+  /// of storage shows afterwards.
+  var epoch: UInt64 = 0
   /// When this process may next try to save ``unsaved`` outside a refresh.
   private var nextSaveAttempt = Date.distantPast
   private var inFlight: Task<TokenRecord, any Error>?
@@ -159,45 +170,123 @@ actor AccountSession {
   }
 
   /// Saves a record from a sign-in, replacing this configuration's previous one (also one of a
-  /// format this version cannot read), under the account's lock. With a sealer, the refresh token is
-  /// sealed first, unless it already is (the engine seals a sign-in's record itself, to revoke its
-  /// tokens when sealing fails).
+  /// format this version cannot read). With a sealer, the refresh token is sealed first, unless it
+  /// already is (the engine seals a sign-in's record itself, to revoke its tokens when sealing fails).
   ///
-  /// - Returns: the record replaced, read under the lock (so a refresh that finished while the
-  ///   sign-in waited for the lock is in it), when it could be read: its session is over, and its
-  ///   refresh token is for the caller to revoke.
+  /// Written at once, without waiting for the account's lock, so that a slow refresh never makes a
+  /// sign-in fail: a refresh under way, here or in another process, compares the record right
+  /// before each write and leaves the new one alone. With a lock file, the record is checked again
+  /// once the lock is free (``checkUnderTheLock(_:_:)``): a refresh of the replaced session in
+  /// another process, whose compare ran just before this write and whose write landed just after
+  /// it, is written over again.
+  ///
+  /// - Returns: the record replaced, when it could be read: its session is over, and its refresh
+  ///   token is for the caller to revoke. The newest of that session: tokens this process could not
+  ///   save, or the refresh another process wrote just after this write.
   @discardableResult
   func store(_ record: TokenRecord) async throws -> TokenRecord? {
-    let sealed = try await sealedWithNewKey(record)
-    return try await lock.run("sign-in", isolation: self) { tenure in
-      var record = sealed
-      let slot = try records.read(replacingUnreadable: true)
-      record.version = max(record.version, (slot.record?.version ?? 0) + 1)
-      try tenure.commit { try records.save(record, at: slot.key) }
-      cached.set(record)
-      // Tokens this process could not save are the newest of the replaced session.
-      defer { unsaved = nil }
-      if let unsaved, let replaced = slot.record, replaced.isSameSave(as: unsaved.base) { return unsaved.record }
-      return slot.record
+    var stored = try await sealedWithNewKey(record)
+    let slot = try records.read(replacingUnreadable: true)
+    stored.version = max(stored.version, (slot.record?.version ?? 0) + 1)
+    try records.save(stored, at: slot.key)
+    epoch &+= 1
+    cached.set(stored)
+    var replaced = slot.record
+    // Tokens this process could not save are the newest of the replaced session.
+    if let unsaved, let old = replaced, old.isSameSave(as: unsaved.base) { replaced = unsaved.record }
+    unsaved = nil
+    guard let base = slot.record else { return replaced }
+    let written = epoch
+    let late = await checkUnderTheLock("sign-in") { tenure -> TokenRecord? in
+      // Whatever this process did since (a sign-out, another sign-in) is newer.
+      guard epoch == written else { return nil }
+      let current = try records.read()
+      guard let found = current.record, found.signInID != stored.signInID, found.isSameSignIn(as: base) else {
+        return nil
+      }
+      var again = stored
+      again.version = max(stored.version, found.version + 1)
+      try tenure.commit { try records.save(again, at: current.key) }
+      epoch &+= 1
+      cached.set(again)
+      logger.log(
+        .notice, category: "sign-in",
+        "a refresh of the replaced session in another process wrote over the new session just after it was stored; stored it again"
+      )
+      return found
     }
+    return late ?? replaced
   }
 
-  /// Deletes this configuration's record (sign-out), also one of a format this version cannot read,
-  /// under the account's lock: a refresh under way, here or in another process, finishes first, and
-  /// the record deleted is the newest.
+  /// Deletes this configuration's record (sign-out), also one of a format this version cannot read.
   ///
-  /// - Returns: the record deleted, when it could be read.
+  /// Deleted at once, without waiting for the account's lock, so that a slow refresh never makes a
+  /// sign-out fail: a refresh under way, here or in another process, compares the record right
+  /// before each write and writes nothing once it is gone. With a lock file, the record is checked
+  /// again once the lock is free (``checkUnderTheLock(_:_:)``): a refresh in another process whose
+  /// compare ran just before the deletion and whose write landed just after it is deleted too.
+  ///
+  /// - Returns: the record deleted, when it could be read: the newest of the session (tokens this
+  ///   process could not save, or the refresh another process wrote just after the deletion), whose
+  ///   refresh token is the one to revoke.
   @discardableResult
   func remove() async throws -> TokenRecord? {
-    try await lock.run("sign-out", isolation: self) { tenure in
-      let removed = try tenure.commit { try records.deleteOwn() }
-      cached.set(nil)
-      // Tokens this process could not save are the newest of the session: theirs is the refresh
-      // token to revoke.
-      defer { unsaved = nil }
-      if let unsaved, let removed, removed.isSameSave(as: unsaved.base) { return unsaved.record }
-      return removed
+    let deleted = try records.deleteOwn()
+    epoch &+= 1
+    cached.set(nil)
+    var removed = deleted
+    // Tokens this process could not save are the newest of the session.
+    if let unsaved, let deleted, deleted.isSameSave(as: unsaved.base) { removed = unsaved.record }
+    unsaved = nil
+    guard let base = deleted else { return removed }
+    let written = epoch
+    let late = await checkUnderTheLock("sign-out") { tenure -> TokenRecord? in
+      // A sign-in of this process since then is newer.
+      guard epoch == written else { return nil }
+      let current = try records.read()
+      guard let found = current.record, found.isSameSignIn(as: base) else { return nil }
+      try tenure.commit { try records.delete(at: current.key) }
+      logger.log(
+        .notice, category: "sign-out",
+        "a refresh in another process wrote the signed-out session again just after it was deleted; deleted it again")
+      return found
     }
+    return late ?? removed
+  }
+
+  /// Runs `check` once the account's lock is free, after a sign-in's or a sign-out's write made
+  /// without it: a refresh in another process that compared the record just before that write may
+  /// have written just after it, and it has released the lock once its writes are done. Waits at
+  /// most the lock timeout.
+  ///
+  /// Without a lock file nothing tells when another process's refresh is done: the refreshes'
+  /// compare is all there is, and `check` does not run. Its failures (the lock still taken after the
+  /// timeout, storage errors) are logged, never thrown: the write was made. What remains is the
+  /// window docs/reliability.md describes ("Sign-out and sign-in during a refresh").
+  ///
+  /// - Returns: what `check` returns: the record of the old session it found and dealt with.
+  private func checkUnderTheLock(
+    _ action: String, _ check: (AccountTenure) throws -> TokenRecord?
+  ) async -> TokenRecord? {
+    guard lock.file != nil else { return nil }
+    do {
+      return try await lock.run(action + " check", isolation: self) { tenure in try check(tenure) }
+    } catch {
+      logger.log(
+        .notice, category: action,
+        "done; whether a refresh in another process wrote the old session again just after it could not be checked (\((error as? XidError)?.code.rawValue ?? "an error")): see docs/reliability.md, \"Sign-out and sign-in during a refresh\""
+      )
+      return nil
+    }
+  }
+}
+
+extension TokenRecord {
+  /// Whether this record is `other` or a later save of the same sign-in (a refresh of it). Records
+  /// of earlier versions of Xid have no sign-in ID: then any one without, of `other`'s version or
+  /// later, counts.
+  func isSameSignIn(as other: TokenRecord) -> Bool {
+    signInID == other.signInID && (signInID != nil || version >= other.version)
   }
 }
 

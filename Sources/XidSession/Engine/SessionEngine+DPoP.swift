@@ -56,10 +56,10 @@ extension SessionEngine {
   /// Stores a sign-in's record, its refresh token sealed first (``sealedForSignIn(_:)``: tokens that
   /// cannot be kept are revoked). When the store fails, the stored session stays as it was, with the
   /// presence key that opens its refresh token, and the sign-in's tokens are revoked
-  /// (``storeFailed(_:sealed:cause:)``). The session it replaces (read under the refresh lock, so
-  /// with the tokens of a refresh that finished meanwhile, here or in another process) is over: its
-  /// presence key is deleted, its refresh token, which nobody will send again, is revoked, best
-  /// effort, and its DPoP key is deleted.
+  /// (``storeFailed(_:sealed:cause:)``). The session it replaces (its newest tokens: a refresh that
+  /// was under way drops its own, and one that wrote just after the sign-in is found once the refresh
+  /// lock is free) is over: its presence key is deleted, its refresh token, which nobody will send
+  /// again, is revoked, best effort, and its DPoP key is deleted.
   func store(_ record: TokenRecord) async throws {
     // Sealed here rather than by the account, so that tokens that cannot be kept are revoked.
     let sealed = try await sealedForSignIn(record)

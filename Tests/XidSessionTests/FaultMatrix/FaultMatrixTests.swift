@@ -58,11 +58,10 @@ struct FaultMatrixTests {
     let world = try await MatrixWorld.make()
     let side = WorkerFleet(world: world)
     defer { side.stop() }
-    let xid = try world.makeXid()
+    let xid = try world.makeXid(for: fault)
     try await xid.signIn()
-    let pending = fault == .newSignIn ? try await xid.authorizationURL() : nil
+    let pending = fault.isNewSignIn ? try await xid.authorizationURL() : nil
     var texts: [String] = []
-    let firstUserTokens = await world.firstUserRefreshTokens()
 
     // The round of the fault.
     try world.nextExpiry(round: 1)
@@ -70,7 +69,7 @@ struct FaultMatrixTests {
     try await prepare(fault, mode: .oneProcess, world: world, side: side, round: 1)
     let asking = Task { await Self.ask(xid, count: Self.tasks) }
     switch fault {
-    case .signOutSameProcess:
+    case .signOutSameProcess, .signOutDuringSlowRefresh:
       try await world.waitForRefresh(after: before.refreshes)
       try await xid.signOut()
     case .signOutOtherProcess:
@@ -78,9 +77,15 @@ struct FaultMatrixTests {
       try side.act("signOut", round: 1, by: "other")
       try side.go(1, only: "other")
       texts += try await side.reports(1, from: ["other"]).flatMap(\.errorDescriptions)
-    case .newSignIn:
+    case .newSignIn, .newSignInDuringSlowRefresh:
       try await world.waitForRefresh(after: before.refreshes)
       try await signInAnotherUser(xid, pending: pending, world: world)
+    case .signOutDuringSaveRetry:
+      try await world.waitForFailedWrite(of: MatrixFault.writesFailingBeyondRetry)
+      try await xid.signOut()
+    case .unreadableAfterAnswer:
+      try await world.waitForRefresh(after: before.refreshes)
+      try world.backend.failNextReads(1)
     default:
       break
     }
@@ -101,7 +106,7 @@ struct FaultMatrixTests {
         RoundObservation(before: afterFirst, after: afterSecond, errors: second.errors, tokens: second.tokens),
       ],
       stored: world.stored(), leaks: await secretLeaks(in: texts, provider: world.provider),
-      droppedTokenRevoked: await world.newestFirstUserRefreshTokenRevoked(after: firstUserTokens), started: started)
+      droppedTokenRevoked: await world.newestFirstUserRefreshTokenRevoked(), started: started)
     await Self.results.record(result)
     await world.stop()
   }
@@ -129,9 +134,12 @@ struct FaultMatrixTests {
       await world.provider.endUserSession()
       await world.provider.setUser(.alice)
       try await xid.signIn()
-      let pending = fault == .newSignIn ? try await xid.authorizationURL() : nil
+      // The test process signs out or in with its own Xid where the fault names its setup.
+      let acting =
+        fault.refreshLockTimeout != SessionPolicy().refreshLockTimeout || !fault.testProcessHasALockDirectory
+        ? try world.makeXid(for: fault) : xid
+      let pending = fault.isNewSignIn ? try await acting.authorizationURL() : nil
       var texts: [String] = []
-      let firstUserTokens = await world.firstUserRefreshTokens()
 
       try world.nextExpiry(round: faultRound)
       let before = await world.provider.counters
@@ -147,12 +155,18 @@ struct FaultMatrixTests {
           await world.provider.counters.faultsApplied > before.faultsApplied
         }
         try world.moveWorkerClocks(by: MatrixFault.timeoutAfter, round: faultRound)
-      case .signOutOtherProcess:
+      case .signOutOtherProcess, .signOutDuringSlowRefresh:
         try await world.waitForRefresh(after: before.refreshes)
-        try await xid.signOut()
-      case .newSignIn:
+        try await acting.signOut()
+      case .newSignIn, .newSignInDuringSlowRefresh:
         try await world.waitForRefresh(after: before.refreshes)
-        try await signInAnotherUser(xid, pending: pending, world: world)
+        try await signInAnotherUser(acting, pending: pending, world: world)
+      case .signOutDuringSaveRetry:
+        try await world.waitForFailedWrite(of: MatrixFault.writesFailingBeyondRetry)
+        try await acting.signOut()
+      case .unreadableAfterAnswer:
+        try await world.waitForRefresh(after: before.refreshes)
+        try world.backend.failNextReads(1)
       default:
         break
       }
@@ -178,7 +192,7 @@ struct FaultMatrixTests {
               tokens: second.map(\.distinctTokens).reduce(0, +)),
           ],
           stored: world.stored(), leaks: await secretLeaks(in: texts, provider: world.provider),
-          droppedTokenRevoked: await world.newestFirstUserRefreshTokenRevoked(after: firstUserTokens),
+          droppedTokenRevoked: await world.newestFirstUserRefreshTokenRevoked(),
           started: started))
     }
     // The workers logged everything (the secrets check read their lines).
@@ -210,9 +224,10 @@ struct FaultMatrixTests {
       await world.provider.injectFault(try #require(fault.tokenEndpointFault), at: .token)
     case .storageWriteFails:
       try world.backend.failNextWrites(1)
-    case .storageWritesFailBeyondRetry:
+    case .storageWritesFailBeyondRetry, .signOutDuringSaveRetry:
       // The refreshing process's save, its first retry and two more fail: the rotated tokens exist
-      // only in that process's memory while storage holds the refresh token the provider spent.
+      // only in that process's memory while storage holds the refresh token the provider spent (and,
+      // for the sign-out, the test signs out during the pause after the first failure).
       try world.backend.failNextWrites(MatrixFault.writesFailingBeyondRetry)
     case .lockedStorage:
       try world.backend.lock()
@@ -223,8 +238,14 @@ struct FaultMatrixTests {
 
   /// Ends `fault` after its round: the storage unlocks, the provider behaves.
   func recover(_ fault: MatrixFault, world: MatrixWorld) async throws {
-    // The storage's fault happened: the write that was to fail did.
+    // The storage's fault happened: the writes and reads that were to fail did (after the sign-out
+    // during the save's retries, the refresh writes nothing more).
+    if fault == .signOutDuringSaveRetry {
+      #expect(world.backend.pendingWriteFailures < MatrixFault.writesFailingBeyondRetry)
+      try world.backend.failNextWrites(0)
+    }
     #expect(world.backend.pendingWriteFailures == 0)
+    #expect(world.backend.pendingReadFailures == 0)
     try world.backend.unlock()
     await world.provider.clearFaults()
   }

@@ -26,7 +26,7 @@ struct MatrixChecksTests {
     false
   )
 
-  @Test(arguments: [MatrixFault.signOutSameProcess, .signOutOtherProcess, .newSignIn])
+  @Test(arguments: MatrixFault.allCases.filter { $0.isSignOut || $0.isNewSignIn })
   func aSecondRefreshAfterARequestThatWasOnlyDelayedFailsTheOneRefreshCheck(fault: MatrixFault) {
     let delayed = [Self.round(refreshes: 2, applied: 1), Self.round(refreshes: 1)]
     let checks = MatrixResult.checks(
@@ -49,7 +49,7 @@ struct MatrixChecksTests {
         "oneRefreshPerExpiry"] == false)
   }
 
-  @Test(arguments: [MatrixFault.signOutSameProcess, .signOutOtherProcess, .newSignIn])
+  @Test(arguments: MatrixFault.allCases.filter { $0.isSignOut || $0.isNewSignIn })
   func aRaceThatLeavesTheFirstUsersRefreshTokenUnrevokedFails(fault: MatrixFault) {
     let rounds = [Self.round(refreshes: 1, applied: 1), Self.round(refreshes: 1)]
     for revoked: Bool? in [false, nil] {
@@ -83,5 +83,24 @@ struct MatrixChecksTests {
     ]
     #expect(MatrixResult.outcome(of: .killedLockHolder, rounds: mixed, stored: Self.kept) == .unexpected)
     #expect(!MatrixFault.storageWriteFails.accepts(.keptAfterTransientFailure, rounds: rounds))
+  }
+
+  @Test func aRecordLeftOnARefreshTokenTheProviderSpentIsNoSessionKept() {
+    // The tokens of the refresh whose record could not be read were lost: the next expiry sent the
+    // spent token and the provider ended the grant. That is a failure of the case, not an outcome.
+    let lost = [
+      Self.round(refreshes: 1, applied: 1, errors: ["storageLocked"]),
+      Self.round(refreshes: 1, errors: ["sessionExpired"], tokens: 0),
+    ]
+    let outcome = MatrixResult.outcome(of: .unreadableAfterAnswer, rounds: lost, stored: (nil, false))
+    #expect(outcome == .endedByProvider)
+    #expect(!MatrixFault.unreadableAfterAnswer.accepts(outcome, rounds: lost))
+    let checks = MatrixResult.checks(
+      of: .unreadableAfterAnswer, rounds: lost, stored: (nil, false), leaks: 0, droppedTokenRevoked: nil)
+    #expect(checks["noSignOutWithoutDeadGrant"] == false)
+    // A process that read the record while it could not be read is a transient failure.
+    let kept = [Self.round(refreshes: 1, applied: 1, errors: ["storageLocked"]), Self.round(refreshes: 1)]
+    let transient = MatrixResult.outcome(of: .unreadableAfterAnswer, rounds: kept, stored: Self.kept)
+    #expect(MatrixFault.unreadableAfterAnswer.accepts(transient, rounds: kept))
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Xid
 import XidTesting
 
 /// One fault of the reliability matrix (docs/reliability.md), each run in one process and across
@@ -18,6 +19,10 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case signOutSameProcess
   case signOutOtherProcess
   case newSignIn
+  case signOutDuringSaveRetry
+  case unreadableAfterAnswer
+  case signOutDuringSlowRefresh
+  case newSignInDuringSlowRefresh
 
   var testDescription: String { rawValue }
 
@@ -37,6 +42,11 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case .signOutSameProcess: "a sign-out during a refresh, from the same process"
     case .signOutOtherProcess: "a sign-out during a refresh, from another process"
     case .newSignIn: "a new sign-in during a refresh"
+    case .signOutDuringSaveRetry:
+      "a sign-out while a refresh waits to retry its save, from a process whose storage has no lock directory"
+    case .unreadableAfterAnswer: "a record that cannot be read once the provider answered (the keychain locks)"
+    case .signOutDuringSlowRefresh: "a sign-out during a refresh slower than the sign-out's lock timeout"
+    case .newSignInDuringSlowRefresh: "a new sign-in during a refresh slower than the sign-in's lock timeout"
     }
   }
 
@@ -50,23 +60,46 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case .truncatedBody: .truncateBody
     case .oversizedBody: .oversizeBody
     case .killedLockHolder: .stall(.milliseconds(1500))
-    case .signOutSameProcess, .signOutOtherProcess, .newSignIn: .delay(.milliseconds(300))
-    case .storageWriteFails, .storageWritesFailBeyondRetry, .lockedStorage: nil
+    case .signOutSameProcess, .signOutOtherProcess, .newSignIn, .unreadableAfterAnswer: .delay(.milliseconds(300))
+    case .signOutDuringSlowRefresh, .newSignInDuringSlowRefresh: .delay(Self.slowRefresh)
+    case .storageWriteFails, .storageWritesFailBeyondRetry, .lockedStorage, .signOutDuringSaveRetry: nil
     }
   }
 
   /// Whether the fault is a sign-out during a refresh.
-  var isSignOut: Bool { self == .signOutSameProcess || self == .signOutOtherProcess }
+  var isSignOut: Bool {
+    [.signOutSameProcess, .signOutOtherProcess, .signOutDuringSaveRetry, .signOutDuringSlowRefresh].contains(self)
+  }
+
+  /// Whether the fault is a new sign-in during a refresh.
+  var isNewSignIn: Bool { self == .newSignIn || self == .newSignInDuringSlowRefresh }
+
+  /// The refresh lock timeout of the test process's `Xid`, which signs out or in: shorter than the
+  /// refresh the provider holds in the slow cases, the default otherwise.
+  var refreshLockTimeout: Duration {
+    switch self {
+    case .signOutDuringSlowRefresh, .newSignInDuringSlowRefresh: Self.slowRefreshLockTimeout
+    default: SessionPolicy().refreshLockTimeout
+    }
+  }
+
+  /// Whether the test process's storage has the refresh lock directory (the App Group folder): not
+  /// where the sign-out comes from a process without one (the iOS default, `KeychainTokenStorage()`).
+  var testProcessHasALockDirectory: Bool { self != .signOutDuringSaveRetry }
 
   /// Whether `observed` is what may become of the session: ``expected``, or, while a killed process's
   /// refresh hangs with the lock held, callers that gave up waiting with `lockTimeout` (the user
   /// stays signed in) and a next expiry without error.
   func accepts(_ observed: MatrixOutcome, rounds: [RoundObservation]) -> Bool {
     if observed == expected { return true }
-    guard self == .killedLockHolder, observed == .keptAfterTransientFailure, let first = rounds.first else {
-      return false
+    guard observed == .keptAfterTransientFailure, let first = rounds.first else { return false }
+    switch self {
+    case .killedLockHolder: return Set(first.errors.keys) == ["lockTimeout"]
+    // A process that read the record while it could not be read (not the refreshing one, whose
+    // read is part of its save) told its callers so; the refresh saved its tokens.
+    case .unreadableAfterAnswer: return Set(first.errors.keys) == ["storageLocked"]
+    default: return false
     }
-    return Set(first.errors.keys) == ["lockTimeout"]
   }
 
   /// What must become of the session.
@@ -76,9 +109,10 @@ enum MatrixFault: String, CaseIterable, Sendable, CustomTestStringConvertible {
     // the spent token, and the provider's reuse detection revokes the grant (invalid_grant).
     case .lostResponseAfterRotation, .truncatedBody, .oversizedBody: .endedByProvider
     case .serverError, .htmlErrorPage, .timeout, .lockedStorage: .keptAfterTransientFailure
-    case .killedLockHolder, .storageWriteFails, .storageWritesFailBeyondRetry: .keptWithoutError
-    case .signOutSameProcess, .signOutOtherProcess: .signedOut
-    case .newSignIn: .newSignInKept
+    case .killedLockHolder, .storageWriteFails, .storageWritesFailBeyondRetry, .unreadableAfterAnswer:
+      .keptWithoutError
+    case .signOutSameProcess, .signOutOtherProcess, .signOutDuringSaveRetry, .signOutDuringSlowRefresh: .signedOut
+    case .newSignIn, .newSignInDuringSlowRefresh: .newSignInKept
     }
   }
 }
@@ -118,4 +152,9 @@ extension MatrixFault {
   /// How far the provider's clock moves in ``timeout`` while it holds the request: past every
   /// process's request timeout (30 seconds) and lock timeout (10 or 20 seconds).
   static let timeoutAfter = Duration.seconds(60)
+  /// How long the provider holds the refresh in the slow cases: longer than
+  /// ``slowRefreshLockTimeout``.
+  static let slowRefresh = Duration.seconds(3)
+  /// The refresh lock timeout of the test process in the slow cases.
+  static let slowRefreshLockTimeout = Duration.seconds(1)
 }

@@ -67,8 +67,9 @@ struct MatrixResult: Sendable, Codable {
   /// Works out the outcome and the checks from what the case saw, and expects them.
   ///
   /// - Parameter droppedTokenRevoked: for a sign-out or a new sign-in during a refresh, whether the
-  ///   first user's refresh token that the race left unused (the one the fault round's refresh got)
-  ///   is in the provider's record of revoked tokens; `nil` for the other faults.
+  ///   first user's newest refresh token (the one the fault round's refresh got, or the one the race
+  ///   replaced when its revocation reached the provider first) is in the provider's record of
+  ///   revoked tokens; `nil` for the other faults.
   init(
     fault: MatrixFault, mode: MatrixMode, rounds: [RoundObservation], stored: (record: TokenRecord?, corrupt: Bool),
     leaks: Int, droppedTokenRevoked: Bool? = nil, started: ContinuousClock.Instant,
@@ -131,7 +132,7 @@ struct MatrixResult: Sendable, Codable {
     // The provider spent a refresh token whose answer never arrived whole: only then may it refuse
     // the grant.
     let committedRotation = fault.expected == .endedByProvider
-    let racesARefresh = signOut || fault == .newSignIn
+    let racesARefresh = signOut || fault.isNewSignIn
     return [
       "noRecordLostOrCorrupt": !stored.corrupt && (stored.record != nil || sawSessionExpired || signOut),
       "noSignOutWithoutDeadGrant": (!sawSessionExpired || committedRotation)

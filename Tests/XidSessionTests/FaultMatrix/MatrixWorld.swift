@@ -46,15 +46,30 @@ final class MatrixWorld: Sendable {
     try? FileManager.default.removeItem(at: root)
   }
 
-  /// This process's Xid: the provider in memory, its clock, its user.
-  func makeXid() throws -> Xid {
+  /// This process's Xid: the provider in memory, its clock, its user; for `fault`, with the lock
+  /// timeout and the storage it names (``MatrixFault/refreshLockTimeout``,
+  /// ``MatrixFault/testProcessHasALockDirectory``).
+  func makeXid(for fault: MatrixFault? = nil) throws -> Xid {
     try Xid(
       configuration: XidConfiguration(
         identity: ClientIdentity(
           issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0]),
+        policy: SessionPolicy(refreshLockTimeout: fault?.refreshLockTimeout ?? SessionPolicy().refreshLockTimeout),
         parts: SessionParts(
-          transport: provider.transport, storage: storage, clock: provider.clock, userAgent: provider.userAgent,
-          logger: logger)))
+          transport: provider.transport,
+          storage: fault?.testProcessHasALockDirectory == false ? storageWithoutALockDirectory : storage,
+          clock: provider.clock, userAgent: provider.userAgent, logger: logger)))
+  }
+
+  /// The same keychain items without the refresh lock: the iOS default, `KeychainTokenStorage()`.
+  var storageWithoutALockDirectory: KeychainTokenStorage {
+    KeychainTokenStorage(accessGroup: "TEAMID.com.example.shared", backend: backend)
+  }
+
+  /// Waits (generously) until a storage write that ``FileKeychainBackend/failNextWrites(_:)`` asked
+  /// to fail (of `count`) has failed.
+  func waitForFailedWrite(of count: Int) async throws {
+    try await BackgroundActivityTests.eventually { self.backend.pendingWriteFailures < count }
   }
 
   /// Moves time past the access token's expiry for everyone: the provider and this process at once,
@@ -95,16 +110,13 @@ final class MatrixWorld: Sendable {
     try await BackgroundActivityTests.eventually { await self.provider.counters.refreshes > count }
   }
 
-  /// How many refresh tokens the provider has issued to the first user (alice) so far.
-  func firstUserRefreshTokens() async -> Int {
-    await provider.refreshTokens(issuedTo: TestUser.alice.subject).count
-  }
-
-  /// Whether the newest refresh token the provider issued to the first user, among those issued after
-  /// the first `count`, is in the provider's record of revoked tokens; `false` when none was issued.
-  func newestFirstUserRefreshTokenRevoked(after count: Int) async -> Bool {
-    let issued = await provider.refreshTokens(issuedTo: TestUser.alice.subject).dropFirst(count)
-    guard let newest = issued.last else { return false }
+  /// Whether the newest refresh token the provider issued to the first user (alice) is in the
+  /// provider's record of revoked tokens: the one the fault round's refresh got, or, when the race's
+  /// revocation (a sign-out's, or a sign-in's of the session it replaced) reached the provider before
+  /// the refresh did and the refresh got none, the one the race replaced. With rotation the older
+  /// ones are spent: the first user has no refresh token left that works.
+  func newestFirstUserRefreshTokenRevoked() async -> Bool {
+    guard let newest = await provider.refreshTokens(issuedTo: TestUser.alice.subject).last else { return false }
     return await provider.revokedTokens.contains(newest)
   }
 
