@@ -92,8 +92,9 @@ public actor OpenIDClient {
   /// - Throws: ``XidError`` with ``XidError/Code/invalidIDToken`` for a malformed token or a claim that
   ///   fails (see ``IDTokenValidator``); ``XidError/Code/algorithmNotAllowed``,
   ///   ``XidError/Code/invalidSignature``, ``XidError/Code/noMatchingKey`` (several keys with the
-  ///   token's `kid`), ``XidError/Code/unknownSigningKey`` when no key of the provider fits the token
-  ///   even after fetching its keys again; and the errors of ``keys()``.
+  ///   token's `kid`), ``XidError/Code/invalidKey`` when the token's key is an RSA key shorter than
+  ///   2048 bits (RFC 7518 §3.3), ``XidError/Code/unknownSigningKey`` when no key of the provider fits
+  ///   the token even after fetching its keys again; and the errors of ``keys()``.
   public func validateIDToken(
     _ token: String, purpose: IDTokenValidator.Purpose, accessToken: String?, authorizationCode: String? = nil
   ) async throws -> IDToken {
