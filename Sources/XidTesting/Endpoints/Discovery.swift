@@ -14,7 +14,6 @@ extension TestProvider {
       "token_endpoint": link(.token),
       "userinfo_endpoint": link(.userInfo),
       "jwks_uri": link(.jwks),
-      "revocation_endpoint": link(.revocation),
       "end_session_endpoint": link(.endSession),
       "device_authorization_endpoint": link(.deviceAuthorization),
       "response_types_supported": ["code"],
@@ -26,7 +25,6 @@ extension TestProvider {
       "id_token_signing_alg_values_supported": .array(keys.algorithms.map { .string($0.rawValue) }),
       "code_challenge_methods_supported": ["S256"],
       "token_endpoint_auth_methods_supported": authenticationMethods,
-      "revocation_endpoint_auth_methods_supported": authenticationMethods,
       "scopes_supported": ["openid", "profile", "email", "address", "phone", "offline_access"],
       "claims_supported": .array(
         (["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash", "sid"] + ScopeClaims.all)
@@ -37,6 +35,10 @@ extension TestProvider {
       "request_parameter_supported": false,
       "request_uri_parameter_supported": false,
     ]
+    if configuration.supportsRevocation {
+      document["revocation_endpoint"] = link(.revocation)
+      document["revocation_endpoint_auth_methods_supported"] = authenticationMethods
+    }
     if let algorithms = configuration.dpop.signingAlgorithms {
       document["dpop_signing_alg_values_supported"] = .array(algorithms.map(JSONValue.string))
     }
