@@ -307,6 +307,24 @@ public actor OpenIDClient {
       dpop: signer(dpopKey, metadata: metadata, required: false))
   }
 
+  /// Revokes `tokens` in order at the provider (RFC 7009), with a proof of `dpopKey` for bound ones,
+  /// and tells what became of them rather than throwing: ``RevocationOutcome/notRevocable(_:)``
+  /// when the provider advertises no revocation endpoint, ``RevocationOutcome/failed(_:)`` with the
+  /// first error (the metadata could not be fetched, the provider refused, the network failed).
+  package func revokeReportingOutcome(_ tokens: [(String, TokenTypeHint)], dpopKey: (any DPoPKey)? = nil) async
+    -> RevocationOutcome
+  {
+    do {
+      let metadata = try await metadata()
+      guard metadata.revocationEndpoint != nil else { return .notRevocable(.noRevocationEndpoint) }
+      let dpop = try signer(dpopKey, metadata: metadata, required: false)
+      return await TokenRevocation.revokeAll(
+        tokens, configuration: configuration, metadata: metadata, http: http, dpop: dpop)
+    } catch {
+      return .failed(error as? XidError ?? XidError(.cancelled, "the revocation was cancelled"))
+    }
+  }
+
   /// The URL that ends the user's session at the provider (RP-Initiated Logout 1.0).
   ///
   /// - Parameters:
