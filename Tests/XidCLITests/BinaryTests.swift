@@ -223,7 +223,7 @@ struct BinaryTests {
       "login", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example", "--browser",
       browser.script.path, "--timeout", "120",
     ])
-    let authorization = try await browser.nextURL()
+    let authorization = try await browser.nextAuthorizationURL()
     let redirect = try #require(authorization.queryParameters.first { $0.0 == "redirect_uri" }?.1)
     let state = try #require(authorization.queryParameters.first { $0.0 == "state" }?.1)
     let page = try await URLSessionTransport(timeout: .seconds(30)).send(
