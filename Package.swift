@@ -148,7 +148,13 @@ let package = Package(
         "XidTestSupport", "XidCoreColdStart",
       ]
     ),
-    .testTarget(name: "XidURLSessionTests", dependencies: ["XidURLSession", "XidLoopback", "XidTestSupport"]),
+    // A process of XidURLSessionTests that measures a refused oversized answer's memory alone.
+    .executableTarget(
+      name: "XidTransportWorker", dependencies: ["XidURLSession", "XidLoopback", "XidTestSupport"],
+      path: "Tests/XidTransportWorker"),
+    .testTarget(
+      name: "XidURLSessionTests",
+      dependencies: ["XidURLSession", "XidLoopback", "XidTestSupport", "XidTransportWorker"]),
     .testTarget(
       name: "XidLoopbackTests", dependencies: ["XidLoopback", "XidURLSession", "XidTesting", "XidTestSupport"]),
     .testTarget(name: "XidTestingTests", dependencies: ["XidTesting", "XidTestSupport"]),

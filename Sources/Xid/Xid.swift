@@ -206,10 +206,16 @@ public final class Xid: Sendable {
   /// Signs the user out: the local session is deleted first, whatever the network does; then the
   /// refresh token is revoked (best effort) and, with `callEndSession`, the provider's end-session
   /// page is opened with the user agent.
-  public func signOut(callEndSession: Bool = false) async throws {
+  ///
+  /// - Returns: what became of the refresh token at the provider: revoked, not revocable (the
+  ///   provider has no revocation endpoint, …) or failed (``SignOutResult/revocation``). Only
+  ///   ``RevocationOutcome/revoked`` means the provider no longer accepts it; tell the user otherwise
+  ///   when it matters.
+  @discardableResult
+  public func signOut(callEndSession: Bool = false) async throws -> SignOutResult {
     let engine = try engine()
     let agent = callEndSession ? try userAgent(nil) : nil
-    try await engine.signOut(callEndSession: callEndSession, userAgent: agent)
+    return try await engine.signOut(callEndSession: callEndSession, userAgent: agent)
   }
 
   // MARK: - Authorized requests

@@ -2,6 +2,9 @@ import Foundation
 import XidCore
 
 /// Opens a URL in the user's browser, for sign-in and sign-out from macOS and Linux programs.
+///
+/// For a sign-in, ``LoopbackUserAgent`` gives it the listener's start link, never the authorization
+/// URL: the command a launcher runs is visible to every user of the machine.
 public struct BrowserLauncher: Sendable {
   private let launch: @Sendable (URL) async throws -> Void
 

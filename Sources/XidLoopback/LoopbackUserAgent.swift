@@ -6,9 +6,25 @@ import XidCore
 ///
 /// The redirect URI is `http://127.0.0.1:PORT/path`; with port 0 (or none) a free port is chosen at
 /// each sign-in, which providers that follow RFC 8252 §7.3 accept. The listener shows the user a
-/// short page saying to return to the program, and gives up after ``timeout``. Requests to the
-/// redirect path are judged as they arrive:
+/// short page saying to return to the program, and gives up after ``timeout``.
 ///
+/// The browser is not given the authorization URL. A program's command line is public on the
+/// machine (`/proc/PID/cmdline` on Linux, `ps` everywhere), and that URL's `state`, `nonce`,
+/// `code_challenge`, `dpop_jkt` or `request_uri` let another user sign in as themselves and have the
+/// provider send their answer to this listener, which would then hold their session (login CSRF).
+/// The browser is given a start link instead, `http://127.0.0.1:PORT/xid-sign-in/RANDOM` (256
+/// random bits, no query), which the listener answers once, with a `303` to the authorization URL
+/// (`Cache-Control: no-store`, `Referrer-Policy: no-referrer`); a second request for it gets `410`
+/// and ends the sign-in with ``XidError/Code/stateMismatch``, since whoever came first may not have
+/// been the user's browser. This works with any browser that takes a URL as its last argument:
+/// `xdg-open`, `open` on macOS, Chromium and Firefox (snap confinement included, as nothing is read
+/// from a file), `$BROWSER` and `--browser` scripts. In-process ``BrowserLauncher``s get the start
+/// link too.
+///
+/// Requests to the redirect path are judged as they arrive:
+///
+/// - Before the start link was answered, every request is stray (404): nobody could know the
+///   `state` yet.
 /// - A `GET` whose query carries the pending `state` once, with a `code` or an `error`, is the
 ///   answer: the sign-in goes on with it (an `error` answer shows a page saying the sign-in failed).
 /// - A `GET` whose non-empty `state` is another one is stray (a tab left over from an earlier
@@ -73,11 +89,14 @@ public struct LoopbackUserAgent: AuthorizationUserAgent {
   public func open(_ url: URL) async throws { try await browser.open(url) }
 }
 
-/// One loopback sign-in: the listener, and the wait for its one redirect. Requests to the redirect
-/// path are judged as ``LoopbackUserAgent`` documents: an answer, stray (ignored), or malformed (the
-/// sign-in ends at once).
+/// One loopback sign-in: the listener, its start link, and the wait for its one redirect. The start
+/// link is answered once; requests to the redirect path are judged as ``LoopbackUserAgent``
+/// documents: an answer, stray (ignored), or malformed (the sign-in ends at once).
 final class LoopbackSignIn: AuthorizationUserAgentSession {
   let redirectUri: URL
+  /// What the browser is given instead of the authorization URL: a link on the listener that
+  /// redirects to it, once.
+  let startLink: URL
   private let browser: BrowserLauncher
   private let timeout: Duration
   private let server: LoopbackHTTPServer
@@ -87,9 +106,11 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
     self.browser = browser
     self.timeout = timeout
     let path = redirectUri.path.isEmpty ? "/" : redirectUri.path
+    let startPath = "/xid-sign-in/" + Base64URL.encode(try XidCrypto.randomBytes(count: 32))
     let inbox = LoopbackInbox()
     self.inbox = inbox
     let server = try LoopbackHTTPServer(port: UInt16(redirectUri.port ?? 0)) { request in
+      if request.url.path == startPath { return Self.startPage(await inbox.start(method: request.method)) }
       guard request.url.path == path else { return Self.page(404, "Not found\n", type: "text/plain") }
       switch await inbox.receive(request) {
       case .answer(error: nil):
@@ -109,7 +130,41 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
     var components = URLComponents(url: redirectUri, resolvingAgainstBaseURL: false)!
     components.port = Int(server.port)
     self.redirectUri = components.url!
+    components.path = startPath
+    components.query = nil
+    components.fragment = nil
+    self.startLink = components.url!
     self.server = server
+  }
+
+  /// The answer to a request for the start link: once, the redirect to the authorization URL.
+  private static func startPage(_ answer: LoopbackInbox.StartLinkAnswer) -> HTTPResponse {
+    switch answer {
+    case .redirect(let url):
+      return HTTPResponse(
+        status: 303,
+        headers: [
+          "Location": url.absoluteString, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+          "Content-Type": "text/html; charset=utf-8",
+        ],
+        body: Data(
+          """
+          <!doctype html><html><head><meta charset="utf-8"><title>Signing in</title></head>
+          <body style="font-family: system-ui, sans-serif; margin: 3em"><p>Opening the sign-in page…</p></body></html>
+          """.utf8))
+    case .used:
+      return page(
+        410,
+        LoopbackRedirectCheck.failurePage(
+          "This sign-in link was already opened, so the sign-in was stopped: it works once. Start the sign-in again from the program."
+        ))
+    case .methodNotAllowed:
+      var response = page(405, "Method not allowed\n", type: "text/plain")
+      response.headers["Allow"] = "GET"
+      return response
+    case .notYet:
+      return page(404, "Not found\n", type: "text/plain")
+    }
   }
 
   private static func page(_ status: Int, _ text: String, type: String = "text/html; charset=utf-8") -> HTTPResponse {
@@ -117,8 +172,8 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
   }
 
   func authorize(_ url: URL, state: String) async throws -> URL {
-    await inbox.expect(state: state)
-    try await browser.open(url)
+    await inbox.expect(state: state, authorizationURL: url)
+    try await browser.open(startLink)
     let inbox = self.inbox
     return try await withTaskCancellationHandler {
       try await inbox.wait(timeout: timeout)
@@ -135,22 +190,59 @@ final class LoopbackSignIn: AuthorizationUserAgentSession {
   }
 }
 
-/// Hands the one answer for the expected `state` from the listener to the waiting sign-in, or ends
-/// the wait with the error a malformed answer makes.
+/// Hands the authorization URL to the first request for the start link, and the one answer for the
+/// expected `state` from the listener to the waiting sign-in, or ends the wait with the error a
+/// malformed answer (or a second request for the start link) makes.
 private actor LoopbackInbox {
+  /// What a request for the start link gets.
+  enum StartLinkAnswer {
+    /// The first `GET`: the redirect to the authorization URL.
+    case redirect(URL)
+    /// Every request after the first, and any once the sign-in is over.
+    case used
+    /// Not a `GET` (a `HEAD` would show the `Location` too): refused, and nothing changes.
+    case methodNotAllowed
+    /// The sign-in has not started yet.
+    case notYet
+  }
+
   private var state: String?
+  private var authorizationURL: URL?
+  /// Whether the start link was answered: until then nobody knows the `state`.
+  private var startLinkUsed = false
   private var received: URL?
   private var failure: XidError?
   private var waiter: CheckedContinuation<URL, any Error>?
   private var timeoutTask: Task<Void, Never>?
 
-  func expect(state: String) { self.state = state }
+  func expect(state: String, authorizationURL: URL) {
+    self.state = state
+    self.authorizationURL = authorizationURL
+  }
+
+  /// Answers a request for the start link: the authorization URL the first time; a second request
+  /// ends the sign-in, since the first may not have been the user's browser (the link is on the
+  /// browser's command line, which every user of the machine can read).
+  func start(method: String) -> StartLinkAnswer {
+    guard method == "GET" else { return .methodNotAllowed }
+    guard let authorizationURL else { return .notYet }
+    guard !startLinkUsed, received == nil, failure == nil else {
+      fail(
+        XidError(
+          .stateMismatch,
+          "the sign-in's start link was opened twice: it is on the browser's command line, so a program or another user of this machine may have opened it before or after the browser; the sign-in was stopped so that nobody else's sign-in can end in this program. Start it again"
+        ))
+      return .used
+    }
+    startLinkUsed = true
+    return .redirect(authorizationURL)
+  }
 
   /// Judges a request to the redirect path (see ``LoopbackRedirectCheck``): takes the answer, or
-  /// ends the sign-in on a malformed one. Before the sign-in starts and once it is over, every
-  /// request is stray.
+  /// ends the sign-in on a malformed one. Before the start link was answered and once the sign-in is
+  /// over, every request is stray.
   func receive(_ request: HTTPRequest) -> LoopbackRedirectCheck {
-    guard received == nil, failure == nil, let state else { return .stray }
+    guard startLinkUsed, received == nil, failure == nil, let state else { return .stray }
     let check = LoopbackRedirectCheck.judge(method: request.method, url: request.url, state: state)
     switch check {
     case .answer:

@@ -87,6 +87,7 @@ extension TestProvider {
     let path = String(url.path.dropFirst(base.count))
     guard let endpoint = Endpoint.allCases.first(where: { $0.path == path }) else { return nil }
     if endpoint == .pushedAuthorization && configuration.pushedAuthorization == .unsupported { return nil }
+    if endpoint == .revocation && !configuration.supportsRevocation { return nil }
     return endpoint
   }
 

@@ -13,6 +13,12 @@ import XidCore
 ///   response, for the caller to refuse.
 /// - It bounds each request: ``timeout`` for the whole exchange, and ``maxResponseSize`` for the body,
 ///   refused from `Content-Length` before the body is read, and checked again as the body arrives.
+///   A refused answer is dropped as it arrives and its request cancelled at once, so it takes no more
+///   memory than the limit. On Linux, swift-corelibs-foundation carries out the cancellation on the
+///   queue that reads the answer, so a provider that streams faster than it is read (one on the same
+///   machine) still gets a few MiB more read before the connection closes (discarded as they arrive);
+///   over a network, where an answer arrives slower than it is read, the connection closes near the
+///   limit.
 /// - It keeps no state between requests: an ephemeral session without cookies, cache or credential
 ///   storage.
 ///
@@ -88,7 +94,12 @@ final class URLSessionTransportSession: @unchecked Sendable {
     configuration.urlCredentialStorage = nil
     configuration.timeoutIntervalForRequest = timeout.timeInterval
     configuration.timeoutIntervalForResource = timeout.timeInterval
-    return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    #if canImport(FoundationNetworking)
+      // swift-corelibs-foundation: the delegate runs where the response is read (see InlineOperationQueue).
+      return URLSession(configuration: configuration, delegate: delegate, delegateQueue: InlineOperationQueue())
+    #else
+      return URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+    #endif
   }
 
   deinit { made?.finishTasksAndInvalidate() }
@@ -132,3 +143,25 @@ extension URL {
     return port.map { "\(name):\($0)" } ?? name
   }
 }
+
+#if canImport(FoundationNetworking)
+  /// The delegate queue of a ``URLSessionTransport`` on swift-corelibs-foundation: it runs each
+  /// operation at once, on the thread that adds it, instead of queueing it.
+  ///
+  /// That thread is the session's work queue, inside libcurl's callbacks: the delegate sees each part
+  /// of a body as libcurl reads it, and drops it there once the answer is refused. With a queue of its
+  /// own, the delegate fell behind a fast provider: libcurl read on at full speed while thousands of
+  /// parts (16 KiB each) waited for the delegate, all in memory, so a refused 64 MiB answer could be
+  /// read to its end and raise the process's peak memory by tens of MiB. The delegate only takes a lock
+  /// and appends; it never waits, and it never calls back into URLSession from there (a task's
+  /// `cancel()` would wait for the very queue it runs on).
+  final class InlineOperationQueue: OperationQueue, @unchecked Sendable {
+    override func addOperation(_ block: @escaping @Sendable () -> Void) { block() }
+
+    override func addOperation(_ operation: Operation) { operation.start() }
+
+    override func addOperations(_ operations: [Operation], waitUntilFinished wait: Bool) {
+      for operation in operations { operation.start() }
+    }
+  }
+#endif

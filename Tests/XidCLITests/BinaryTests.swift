@@ -115,6 +115,38 @@ struct BinaryTests {
     await provider.stopLoopback()
   }
 
+  /// What became of the refresh token at sign-out: revoked, not revocable (no revocation endpoint),
+  /// or failed (the endpoint answered 503).
+  @Test(arguments: [
+    (true, false, "Refresh token: revoked by the provider."),
+    (false, false, "Refresh token: not revocable: the provider advertises no revocation_endpoint"),
+    (true, true, "Refresh token: revocation failed: "),
+  ])
+  func logoutSaysWhatBecameOfTheRefreshToken(supportsRevocation: Bool, revocationFails: Bool, line: String)
+    async throws
+  {
+    var configuration = TestProvider.Configuration()
+    configuration.supportsRevocation = supportsRevocation
+    let provider = try await TestProvider.startLoopback(configuration: configuration)
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let browser = try ScriptedBrowser(in: xid.home)
+    async let signingIn = xid.run([
+      "login", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example", "--browser",
+      browser.script.path,
+    ])
+    try await browser.signIn()
+    #expect(try await signingIn.exitCode == 0)
+    if revocationFails { await provider.injectFault(.respond(status: 503), at: .revocation) }
+    let logout = try await xid.run(["logout"])
+    #expect(logout.exitCode == 0, "\(logout)")
+    #expect(logout.stdout.contains("✓ Signed out alice"), "\(logout)")
+    #expect(logout.stdout.contains(line), "\(logout)")
+    #expect(await provider.counters.revocations == (supportsRevocation ? 1 : 0))
+    #expect(try await xid.run(["status"]).exitCode == 3)
+    await provider.stopLoopback()
+  }
+
   @Test func theDeviceGrantShowsACodeAndSignsIn() async throws {
     var configuration = TestProvider.Configuration()
     configuration.devicePollingInterval = .seconds(1)
@@ -191,7 +223,7 @@ struct BinaryTests {
       "login", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example", "--browser",
       browser.script.path, "--timeout", "120",
     ])
-    let authorization = try await browser.nextURL()
+    let authorization = try await browser.nextAuthorizationURL()
     let redirect = try #require(authorization.queryParameters.first { $0.0 == "redirect_uri" }?.1)
     let state = try #require(authorization.queryParameters.first { $0.0 == "state" }?.1)
     let page = try await URLSessionTransport(timeout: .seconds(30)).send(

@@ -36,7 +36,8 @@ extension GlewlwydInterop {
       let environment = try InteropEnvironment.require()
       let scratch = try TemporaryDirectory()
       let result = scratch.url.appendingPathComponent("browser-result")
-      // BrowserLauncher.command splits on spaces and appends the authorization URL. The script writes
+      // BrowserLauncher.command splits on spaces and appends the listener's start link, which
+      // Chromium follows to the authorization URL. The script writes
       // "ok" to --result once the browser has loaded the redirect URI's page from Xid's listener.
       let command = [
         Self.script.path, "--timeout", "60", "--result", result.path, "--username", environment.username,

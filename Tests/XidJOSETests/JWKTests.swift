@@ -1,6 +1,6 @@
 import Testing
-import XidTestSupport
 import XidJOSE
+import XidTestSupport
 
 struct JWKTests {
   static let p256: JSONValue = [
@@ -87,6 +87,37 @@ struct JWKTests {
     #expect(set.keys.map(\.keyID) == ["rsa-1", "ec-1"])
     #expect(set.skipped.map(\.index) == [0, 1, 2, 3, 5])
     #expect(set.skipped.map(\.keyID) == ["hmac", "ec-1", "enc-1", "leaked", "broken"])
+  }
+
+  /// A public RSA JWK of 1024 bits, named `kid`: the first 128 bytes of a generated modulus, made odd.
+  static func shortRSAKey(kid: String, alg: String? = "RS256") throws -> JSONValue {
+    let n = try Base64URL.decode(JWSSigningKey.generate(for: .rs256).publicJWK.members["n"]!.stringValue!)
+    var members: [String: JSONValue] = [
+      "kty": "RSA", "kid": .string(kid), "use": "sig", "e": "AQAB",
+      "n": .string(Base64URL.encode(Array(n.prefix(128)).map { $0 | 1 })),
+    ]
+    if let alg { members["alg"] = .string(alg) }
+    return .object(members)
+  }
+
+  @Test func aTokenNamingAnRSAKeyShorterThan2048BitsIsRefusedForTheKeysLength() throws {
+    let signer = try JWSSigningKey.generate(for: .rs256, keyID: "legacy-2015")
+    let short = try Self.shortRSAKey(kid: "legacy-2015")
+    let set = try JWKSet(parsing: (["keys": [short, Self.p256]] as JSONValue).serializedBytes())
+    let token = try CompactJWS(parsing: signer.sign(Array(#"{"sub":"alice"}"#.utf8)))
+    let attempts: [() throws -> Void] = [
+      { _ = try set.candidates(keyID: "legacy-2015", algorithm: .rs256) },
+      { _ = try token.verify(using: set, allowedAlgorithms: [.rs256]) },
+    ]
+    for attempt in attempts {
+      let error = expectXidError(.invalidKey) { try attempt() }
+      let reason = error?.reason ?? ""
+      #expect(reason.contains("\"legacy-2015\""), "\(reason)")
+      #expect(reason.contains("1024 bits") && reason.contains("2048") && reason.contains("RFC 7518"), "\(reason)")
+      #expect(!reason.contains(short["n"]!.stringValue!.prefix(16)))
+    }
+    // Another kid is not about the short key.
+    expectXidError(.noMatchingKey) { try set.candidates(keyID: "other", algorithm: .rs256) }
   }
 
   @Test func keySetRefusesAnythingButAnObjectWithKeys() {

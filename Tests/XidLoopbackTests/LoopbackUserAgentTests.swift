@@ -20,6 +20,16 @@ struct LoopbackUserAgentTests {
     func page(_ index: Int) -> String { String(decoding: pages[index].body, as: UTF8.self) }
   }
 
+  /// Loads a sign-in's start link, as the browser does first, and returns where it redirects: the
+  /// "authorization URL" (in these tests, the redirect URI itself with the state).
+  static func follow(_ start: URL, with transport: URLSessionTransport) async throws -> URL {
+    let page = try await transport.send(HTTPRequest(url: start))
+    guard page.status == 303, let location = page.headers["Location"], let url = URL(string: location) else {
+      throw XidError(.unexpectedResponse, "the start link answered \(page.status) instead of redirecting")
+    }
+    return url
+  }
+
   /// Runs a loopback sign-in whose browser, instead of visiting a provider, loads each of `queries`
   /// in turn at the redirect URI (`STATE` replaced by the pending state), and returns what the
   /// browser got and how the sign-in ended. The sign-in gives up after `timeout`: a bound for a
@@ -28,13 +38,15 @@ struct LoopbackUserAgentTests {
     let pages = Recorder<HTTPResponse>()
     let (done, browserDone) = AsyncStream.makeStream(of: Void.self)
     let transport = URLSessionTransport(timeout: .seconds(30))
-    let browser = BrowserLauncher { url in
-      let base = url.absoluteString.prefix { $0 != "?" }
-      let state = url.queryParameters.first { $0.0 == "state" }?.1 ?? ""
+    let browser = BrowserLauncher { start in
       Task {
-        for query in queries {
-          let target = URL(string: base + query.replacingOccurrences(of: "STATE", with: state))!
-          if let page = try? await transport.send(HTTPRequest(url: target)) { await pages.record(page) }
+        if let url = try? await Self.follow(start, with: transport) {
+          let base = url.absoluteString.prefix { $0 != "?" }
+          let state = url.queryParameters.first { $0.0 == "state" }?.1 ?? ""
+          for query in queries {
+            let target = URL(string: base + query.replacingOccurrences(of: "STATE", with: state))!
+            if let page = try? await transport.send(HTTPRequest(url: target)) { await pages.record(page) }
+          }
         }
         browserDone.finish()
       }
@@ -100,7 +112,8 @@ struct LoopbackUserAgentTests {
     let idle = Recorder<Connections>()
     let transport = URLSessionTransport(timeout: .seconds(30))
     let (pages, browserGot) = AsyncStream.makeStream(of: Result<HTTPResponse, any Error>.self)
-    let browser = BrowserLauncher { url in
+    let browser = BrowserLauncher { start in
+      let url = try await Self.follow(start, with: transport)
       // Another program fills the listener with connections that send nothing; then the redirect.
       let port = UInt16(url.port!)
       await idle.record(try await onOwnThread { Connections(try (0..<80).map { _ in try RawConnection(port: port) }) })
@@ -127,15 +140,17 @@ struct LoopbackUserAgentTests {
       let (responses, browserGot) = AsyncStream.makeStream(of: Result<HTTPResponse, any Error>.self)
       // Bounds for a listener that drops the page, not speed goals (a loaded CI machine passed 10 s).
       let transport = URLSessionTransport(timeout: .seconds(60))
-      let browser = BrowserLauncher { url in
-        // The provider sends the browser straight back to the redirect URI, with a code and the state.
-        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-        let state = components.queryItems?.first { $0.name == "state" }?.value
-        components.queryItems = [URLQueryItem(name: "code", value: "c"), URLQueryItem(name: "state", value: state)]
-        let callback = components.url!
+      let browser = BrowserLauncher { start in
         Task {
           do {
-            browserGot.yield(.success(try await transport.send(HTTPRequest(url: callback))))
+            // The provider sends the browser straight back to the redirect URI, with a code and the state.
+            let url = try await Self.follow(start, with: transport)
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            let state = components.queryItems?.first { $0.name == "state" }?.value
+            components.queryItems = [
+              URLQueryItem(name: "code", value: "c"), URLQueryItem(name: "state", value: state),
+            ]
+            browserGot.yield(.success(try await transport.send(HTTPRequest(url: components.url!))))
           } catch {
             browserGot.yield(.failure(error))
           }

@@ -82,6 +82,20 @@ struct DPoPProofTests {
     #expect(DPoPProof.targetURI(of: URL(string: url)!) == htu)
   }
 
+  // RFC 9449 §4.3 compares `htu` after RFC 3986 §6.2.3 normalization, where an empty path is `/`.
+  @Test(arguments: [
+    ("https://rs.example.com", "https://rs.example.com/"),
+    ("https://rs.example.com?x=1", "https://rs.example.com/"),
+    ("https://rs.example.com#frag", "https://rs.example.com/"),
+    ("http://127.0.0.1:4593", "http://127.0.0.1:4593/"),
+    ("https://user@RS.example.com:8443?q", "https://user@RS.example.com:8443/"),
+  ])
+  func htuOfAnEmptyPathIsASlash(url: String, htu: String) throws {
+    #expect(DPoPProof.targetURI(of: URL(string: url)!) == htu)
+    let proof = try DPoPProof.make(key: Self.key(), method: "GET", url: URL(string: url)!)
+    #expect(try JSONValue(parsing: CompactJWS(parsing: proof).payload)["htu"] == .string(htu))
+  }
+
   @Test func athIsTheBase64URLSHA256OfTheAccessToken() {
     // RFC 9449 §7.1, figure 11.
     #expect(

@@ -74,6 +74,27 @@ struct JWKSCacheTests {
     #expect(error?.reason.contains("unknown") == true)
   }
 
+  @Test(arguments: [true, false])
+  func aTokenSignedWithAnRSAKeyShorterThan2048BitsIsRefusedForTheKeysLength(namesTheKey: Bool) async throws {
+    let signer = try JWSSigningKey.generate(for: .rs256, keyID: "legacy-2015")
+    let n = try Base64URL.decode(signer.publicJWK.members["n"]!.stringValue!)
+    let shortModulus = Base64URL.encode(Array(n.prefix(128)).map { $0 | 1 })
+    let short: JSONValue = [
+      "kty": "RSA", "kid": "legacy-2015", "alg": "RS256", "use": "sig", "e": "AQAB", "n": .string(shortModulus),
+    ]
+    let transport = ScriptedTransport { _ in .json(["keys": [short]]) }
+    let cache = JWKSCache(url: URL(string: "https://op.example/jwks")!, transport: transport, clock: TestClock())
+    let error = await expectXidError(.invalidKey) {
+      try await cache.verify(try Self.jws(signer, includeKeyID: namesTheKey), allowedAlgorithms: [.rs256, .es256])
+    }
+    let reason = error?.reason ?? ""
+    #expect(reason.contains("\"legacy-2015\""), "\(reason)")
+    #expect(reason.contains("1024 bits") && reason.contains("2048") && reason.contains("RFC 7518"), "\(reason)")
+    #expect(!reason.contains("rotating"), "\(reason)")
+    #expect(!reason.contains(shortModulus.prefix(16)))
+    #expect(!(error?.description.contains(shortModulus.prefix(16)) ?? true))
+  }
+
   @Test func refetchFindsARotatedKey() async throws {
     let old = try JWSSigningKey.generate(for: .es256, keyID: "2024")
     let new = try JWSSigningKey.generate(for: .es256, keyID: "2025")

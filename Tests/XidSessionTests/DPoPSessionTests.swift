@@ -146,6 +146,32 @@ struct DPoPSessionTests {
     #expect(try harness.storedKeyNames().isEmpty)
     #expect(try harness.pendingCount() == 0)
     #expect(await harness.provider.counters.revocations == 2)
+    #expect(error?.reason.contains("the tokens were revoked") == true, "\(error?.reason ?? "")")
+  }
+
+  @Test func aBearerAnswerToADPoPSignInSaysTheTokensWereNotRevokedWhereTheProviderCannotRevoke() async throws {
+    var configuration = TestProvider.Configuration()
+    configuration.supportsRevocation = false
+    let harness = try SessionHarness.dpop(provider: try TestProvider(configuration: configuration))
+    try await harness.provider.misbehave(.bearerTokenForDPoPRequest, .once)
+    let error = await expectXidError(.dpopTokenUnbound) { try await harness.xid.signIn() }
+    let reason = error?.reason ?? ""
+    #expect(!reason.contains("were revoked"), "\(reason)")
+    #expect(reason.contains("not revoked") && reason.contains("no revocation_endpoint"), "\(reason)")
+    #expect(reason.contains("valid until they expire"), "\(reason)")
+    #expect(try harness.storedRecord() == nil)
+    #expect(await harness.provider.counters.revocations == 0)
+  }
+
+  @Test func aBearerAnswerToADPoPSignInSaysWhenRevokingTheTokensFailed() async throws {
+    let harness = try SessionHarness.dpop()
+    try await harness.provider.misbehave(.bearerTokenForDPoPRequest, .once)
+    await harness.provider.injectFault(.respond(status: 503), at: .revocation, times: 2)
+    let error = await expectXidError(.dpopTokenUnbound) { try await harness.xid.signIn() }
+    let reason = error?.reason ?? ""
+    #expect(!reason.contains("were revoked"), "\(reason)")
+    #expect(reason.contains("revoking them failed") && reason.contains("HTTP 503"), "\(reason)")
+    #expect(try harness.storedRecord() == nil)
   }
 
   @Test func aBearerAnswerToABoundRefreshKeepsTheSession() async throws {

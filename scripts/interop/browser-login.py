@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Sign in (or out) on glewlwyd's own login page with a real, headless Chromium (Selenium WebDriver).
 
-usage: browser-login.py AUTHORIZATION_URL [--username U] [--password P] [--profile DIR] [--timeout S] [--screenshot PNG]
+usage: browser-login.py AUTHORIZATION_URL|START_LINK [--username U] [--password P] [--profile DIR] [--timeout S] [--screenshot PNG]
                         [--result FILE]
        browser-login.py --logout END_SESSION_URL --profile DIR [--timeout S] [--screenshot PNG] [--result FILE]
 
-Sign-in: opens the authorization URL (glewlwyd answers with its login.html), fills #username and #password,
+Sign-in: opens the authorization URL, or Xid's start link that redirects to it (glewlwyd answers with its login.html), fills #username and #password,
 presses #loginbut, then "Continue", and returns once the browser has loaded the request's redirect_uri: the
 caller's loopback listener must be up and answer it. Username and password default to XID_IDP_USERNAME and
 XID_IDP_PASSWORD. With --logout: opens the end_session URL (id_token_hint, post_logout_redirect_uri, state),
@@ -67,6 +67,10 @@ def main():
     return status
 
 
+# The path of the start link Xid's LoopbackUserAgent gives the browser instead of the authorization URL.
+START_LINK_PATH = "/xid-sign-in/"
+
+
 def without_query(url):
     """The URL without its query and fragment, which may carry a code or a token."""
     return urllib.parse.urlsplit(url)._replace(query="", fragment="").geturl()
@@ -76,6 +80,11 @@ def run(args):
     """One browser run: (exit status, message)."""
     param = "post_logout_redirect_uri" if args.logout else "redirect_uri"
     target = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(args.url).query)).get(param)
+    start = urllib.parse.urlsplit(args.url)
+    if not target and not args.logout and start.path.startswith(START_LINK_PATH):
+        # Xid's start link (no query: the command line shows nothing of the sign-in), which redirects
+        # to the authorization URL once; the redirect URI is on the same listener.
+        target = f"{start.scheme}://{start.netloc}/"
     if not target:
         return 1, f"browser-login: FAILED: the URL has no {param}"
 
@@ -105,7 +114,7 @@ def run(args):
             url = d.execute_script("return document.URL")
             if url.startswith("chrome-error:"):
                 raise WebDriverException(f"{target} did not load: is the caller's loopback listener up?")
-            return url.startswith(target)
+            return url.startswith(target) and START_LINK_PATH not in url
 
         driver.get(args.url)
         if args.logout:

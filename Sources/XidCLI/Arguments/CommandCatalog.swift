@@ -110,6 +110,8 @@ package enum CommandCatalog {
     ],
     discussion: """
       Deletes the local session first, whatever the network does, then revokes the refresh token at the
-      provider. The profile's settings stay, so `xid login` signs in again with no flags.
+      provider and says what became of it: revoked, not revocable (the provider has no revocation
+      endpoint, for one) or failed; in the last two cases it may stay valid until it expires. The
+      profile's settings stay, so `xid login` signs in again with no flags.
       """)
 }

@@ -70,7 +70,10 @@ struct LoginCommand {
     let console = console
     let environment = context.environment
     let launcher = BrowserLauncher { url in
-      console.err("Opening the sign-in page in your browser. If it does not open, visit:\n\n  \(url.absoluteString)\n")
+      // `url` is the listener's start link, which works once: the browser and this line are given it.
+      console.err(
+        "Opening the sign-in page in your browser. If it does not open, visit (the link works once):\n\n  \(url.absoluteString)\n"
+      )
       let program = String(command.split(separator: " ").first ?? "")
       if SystemCommands.find(program, environment: environment) == nil {
         console.err("(No browser command \"\(program)\" found: open the address yourself, or use --browser CMD.)")

@@ -2,8 +2,9 @@ import Foundation
 import Xid
 import XidLoopback
 
-/// `xid logout`: forgets the session (first, whatever the network does), revokes the refresh token,
-/// and with `--end-session` opens the provider's end-session page.
+/// `xid logout`: forgets the session (first, whatever the network does), revokes the refresh token
+/// and says what became of it (revoked, not revocable, or failed), and with `--end-session` opens the
+/// provider's end-session page.
 enum LogoutCommand {
   static func run(
     endSession: Bool, browser: String?, profile name: ProfileName, verbose: Bool, context: CLIContext
@@ -19,13 +20,34 @@ enum LogoutCommand {
       })
     let xid = try context.xid(for: profile, named: name, verbose: verbose, userAgent: agent)
     let session = try await xid.getSession()
-    try await xid.signOut(callEndSession: endSession && session != nil)
+    let result = try await xid.signOut(callEndSession: endSession && session != nil)
     if let session {
       console.out(
         "✓ Signed out \(TerminalText.field(session.subject)) from \(profile.issuer) (profile \"\(name.value)\").")
+      if let revocation = result.revocation { console.out(describe(revocation, endSession: endSession)) }
     } else {
       console.out("Nobody was signed in for the profile \"\(name.value)\"; nothing to do.")
     }
     return .success
+  }
+
+  /// The line that says what became of the refresh token at the provider.
+  static func describe(_ revocation: RevocationOutcome, endSession: Bool) -> String {
+    let stillValid =
+      "It may stay valid at the provider until it expires"
+      + (endSession ? "." : "; `xid logout --end-session` also ends the session at the provider.")
+    switch revocation {
+    case .revoked:
+      return "Refresh token: revoked by the provider."
+    case .notRevocable(let reason) where reason == .dpopKeyNeedsTheUser || reason == .refreshTokenNeedsTheUser:
+      return "Refresh token: not revocable: \(reason)."
+    case .notRevocable(let reason):
+      return "Refresh token: not revocable: \(reason). \(stillValid)"
+    case .failed(let error):
+      var how = [error.code.rawValue]
+      if let status = error.httpStatus { how.append("HTTP \(status)") }
+      return
+        "Refresh token: revocation failed: \(how.joined(separator: ", ")): \(TerminalText.field(error.reason)). \(stillValid)"
+    }
   }
 }

@@ -2,15 +2,34 @@ import Foundation
 import Xid
 import XidLoopback
 
-/// Plays the user's browser in `xid demo`: loads the authorization URL on the provider with
-/// `URLSession` (through ``URLSessionTransport``, which never follows redirects), then loads the
-/// `Location` it is sent to, so that Xid's loopback listener receives the real redirect over TCP.
+/// Plays the user's browser in `xid demo`: loads the listener's start link, which redirects to the
+/// authorization URL, loads that on the provider with `URLSession` (through ``URLSessionTransport``,
+/// which never follows redirects), then loads the `Location` it is sent to, so that Xid's loopback
+/// listener receives the real redirect over TCP.
 struct DemoBrowser: Sendable {
   let console: Console
   let transport = URLSessionTransport(timeout: .seconds(10))
 
-  /// The ``BrowserLauncher`` a ``LoopbackUserAgent`` calls with the authorization URL.
-  var launcher: BrowserLauncher { BrowserLauncher { url in try await visit(url) } }
+  /// The ``BrowserLauncher`` a ``LoopbackUserAgent`` calls with its start link.
+  var launcher: BrowserLauncher { BrowserLauncher { start in try await visit(try await follow(start)) } }
+
+  /// Loads the listener's start link (the one URL a browser's command line shows, good once) and
+  /// returns the authorization URL it redirects to.
+  func follow(_ start: URL) async throws -> URL {
+    // Its random path is shown as … all the same: it would look like a secret.
+    let shown = "http://\(start.host ?? "127.0.0.1"):\(start.port.map(String.init) ?? "")/xid-sign-in/…"
+    console.out("   browser   GET  \(shown)  (the start link: no secret, good once)")
+    let page = try await transport.send(HTTPRequest(url: start, headers: ["Accept": "text/html"]))
+    guard page.status == 303, let location = page.headers["Location"],
+      let target = URL(string: location, relativeTo: start)?.absoluteURL
+    else {
+      throw XidError(
+        .unexpectedResponse, "the listener answered HTTP \(page.status) to its start link instead of redirecting",
+        httpStatus: page.status)
+    }
+    console.out("   listener  303  Location: the authorization URL")
+    return target
+  }
 
   /// Follows the provider's redirect to the loopback listener, narrating each hop.
   func visit(_ url: URL) async throws {

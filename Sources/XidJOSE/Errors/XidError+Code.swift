@@ -162,8 +162,10 @@ extension XidError.Code {
   /// sent with another key or as Bearer tokens. Sign the user in again.
   public static let dpopKeyUnavailable = Self("dpopKeyUnavailable")
   /// The provider answered a token request that carried a DPoP proof with a token that is not bound
-  /// to the key (`token_type` Bearer). Nothing was stored and the tokens were revoked (best effort).
-  /// Enable DPoP for this client at the provider, or turn ``XidConfiguration/usesDPoP`` off.
+  /// to the key (`token_type` Bearer). Nothing was stored; the tokens were sent for revocation, and the
+  /// reason says whether the provider revoked them, could not (it has no revocation endpoint), or
+  /// failed to: in the last two cases they may stay valid until they expire. Enable DPoP for this
+  /// client at the provider, or turn ``XidConfiguration/usesDPoP`` off.
   public static let dpopTokenUnbound = Self("dpopTokenUnbound")
 
   // MARK: - Sign-in

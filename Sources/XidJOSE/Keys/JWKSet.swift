@@ -12,6 +12,9 @@ public struct JWKSet: Sendable {
     public let keyID: String?
     /// Why Xid cannot use it.
     public let error: XidError
+    /// For an RSA key left out because its modulus is shorter than the 2048 bits RFC 7518 §3.3
+    /// requires, its size in bits; `nil` for every other key.
+    public let shortRSAModulusBits: Int?
   }
 
   /// The keys Xid can verify with, in the order the set lists them.
@@ -43,7 +46,10 @@ public struct JWKSet: Sendable {
         }
         keys.append(key)
       } catch let error as XidError {
-        skipped.append(SkippedKey(index: index, keyID: member["kid"]?.stringValue, error: error))
+        skipped.append(
+          SkippedKey(
+            index: index, keyID: member["kid"]?.stringValue, error: error,
+            shortRSAModulusBits: RSAKeyCheck.shortModulusBits(of: member, refusedWith: error)))
       }
     }
     self.keys = keys
@@ -52,12 +58,15 @@ public struct JWKSet: Sendable {
 
   /// The keys that may verify a JWS of `algorithm` naming `keyID`.
   ///
-  /// - Throws: ``XidError/Code/noMatchingKey`` when none fits, or when a `kid` names several keys that
-  ///   fit (an ambiguous set is refused rather than guessed at).
+  /// - Throws: ``XidError/Code/invalidKey`` when the only key that would fit is an RSA key shorter than
+  ///   2048 bits (RFC 7518 §3.3), which the set left out; ``XidError/Code/noMatchingKey`` when none
+  ///   fits, or when a `kid` names several keys that fit (an ambiguous set is refused rather than
+  ///   guessed at).
   public func candidates(keyID: String?, algorithm: JWSAlgorithm) throws -> [JWSVerificationKey] {
     guard let keyID else {
       let fitting = keys.filter { $0.jwk.permitsVerification(with: algorithm) }
       guard !fitting.isEmpty else {
+        if let error = shortKeyError(keyID: nil, algorithm: algorithm) { throw error }
         throw XidError(.noMatchingKey, "the key set has no key for \(algorithm) (the token names no kid)")
       }
       return fitting
@@ -73,8 +82,30 @@ public struct JWKSet: Sendable {
       named = key
     }
     guard let named else {
+      if let error = shortKeyError(keyID: keyID, algorithm: algorithm) { throw error }
       throw XidError(.noMatchingKey, "the key set has no \(algorithm) key with the token's kid \"\(keyID.prefix(64))\"")
     }
     return [named]
+  }
+
+  /// The error for a JWS of `algorithm` naming `keyID` (or, with `nil`, naming no key) that no key of
+  /// the set fits because the key it is signed with is an RSA key shorter than 2048 bits, which the set
+  /// left out (RFC 7518 §3.3); `nil` when that is not why.
+  ///
+  /// The reason names the key's `kid` and size, never its material.
+  package func shortKeyError(keyID: String?, algorithm: JWSAlgorithm) -> XidError? {
+    guard algorithm.keyType == .rsa,
+      let short = skipped.first(where: { $0.shortRSAModulusBits != nil && (keyID == nil || $0.keyID == keyID) }),
+      let bits = short.shortRSAModulusBits
+    else { return nil }
+    let name = short.keyID.map { " \"\($0.prefix(64))\"" } ?? ""
+    let which =
+      keyID == nil
+      ? "the token names no kid, and the provider's only \(algorithm) key\(name) is an RSA key of \(bits) bits"
+      : "the token names the provider's \(algorithm) key\(name), an RSA key of \(bits) bits"
+    return XidError(
+      .invalidKey,
+      "\(which): too short to be trusted, since RFC 7518 §3.3 requires \(RSAKeyCheck.minimumModulusBits) bits or more. Xid refuses it, and retrying does not help: the provider must sign with a longer key"
+    )
   }
 }

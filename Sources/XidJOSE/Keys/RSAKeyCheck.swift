@@ -7,11 +7,9 @@ enum RSAKeyCheck {
 
   /// Validates a modulus and exponent given as big-endian bytes without leading zeros.
   static func validate(modulus n: ArraySlice<UInt8>, exponent e: ArraySlice<UInt8>) throws {
-    guard let top = n.first else { throw XidError(.invalidKey, "RSA JWK modulus is zero") }
-    let bits = (n.count - 1) * 8 + (8 - top.leadingZeroBitCount)
-    guard bits >= minimumModulusBits else {
-      throw XidError(.invalidKey, "RSA key of \(bits) bits is too small; Xid requires at least \(minimumModulusBits)")
-    }
+    guard n.first != nil else { throw XidError(.invalidKey, "RSA JWK modulus is zero") }
+    let bits = modulusBits(n)
+    guard bits >= minimumModulusBits else { throw tooShort(bits: bits) }
     guard bits <= maximumModulusBits else {
       throw XidError(.invalidKey, "RSA key of \(bits) bits is larger than Xid accepts (\(maximumModulusBits))")
     }
@@ -25,6 +23,29 @@ enum RSAKeyCheck {
         "RSA key has the ROCA fingerprint (CVE-2017-15361): it was made by a flawed generator and can be factored; replace it"
       )
     }
+  }
+
+  /// The size of a modulus given as big-endian bytes, in bits.
+  static func modulusBits(_ n: some Collection<UInt8>) -> Int {
+    let significant = n.drop(while: { $0 == 0 })
+    guard let top = significant.first else { return 0 }
+    return (significant.count - 1) * 8 + (8 - top.leadingZeroBitCount)
+  }
+
+  /// The error for a modulus of `bits` bits, shorter than ``minimumModulusBits``.
+  static func tooShort(bits: Int) -> XidError {
+    XidError(
+      .invalidKey, "RSA key of \(bits) bits is too short; RFC 7518 §3.3 requires \(minimumModulusBits) bits or more")
+  }
+
+  /// The modulus size of the RSA JWK `member` when it was refused for being too short (with
+  /// `error`), so that a token naming it can say so; `nil` for every other key and refusal.
+  static func shortModulusBits(of member: JSONValue, refusedWith error: XidError) -> Int? {
+    guard member["kty"]?.stringValue == "RSA", let text = member["n"]?.stringValue,
+      let n = try? Base64URL.decode(text)
+    else { return nil }
+    let bits = modulusBits(n)
+    return bits > 0 && error == tooShort(bits: bits) ? bits : nil
   }
 
   /// Small primes of the ROCA fingerprint test (Nemec et al., CCS 2017).

@@ -49,6 +49,7 @@ enum HTTPResponseEncoder {
     case 404: "Not Found"
     case 405: "Method Not Allowed"
     case 408: "Request Timeout"
+    case 410: "Gone"
     case 411: "Length Required"
     case 413: "Content Too Large"
     case 421: "Misdirected Request"

@@ -11,7 +11,8 @@ import Foundation
 /// - the header `typ: "dpop+jwt"`, `alg: "ES256"` and `jwk`, the public key only (`kty`, `crv`, `x`,
 ///   `y`);
 /// - the claims `jti` (128 random bits from the platform's CSPRNG, base64url), `htm` (the method), `htu` (the URL without query
-///   and fragment, otherwise exactly as sent, since servers compare bytes), `iat` (whole seconds,
+///   and fragment, with `/` for an empty path as RFC 9449 §4.3 normalizes it, otherwise exactly as
+///   sent, since servers compare bytes), `iat` (whole seconds,
 ///   rounded down so it is never ahead of the clock), `ath` (the base64url SHA-256 of the access
 ///   token, toward resource servers) and `nonce` (when the server gave one).
 public enum DPoPProof {
@@ -34,7 +35,8 @@ public enum DPoPProof {
   /// - Parameters:
   ///   - key: the key the tokens are bound to.
   ///   - method: the request's method (`htm`), for example `"GET"`.
-  ///   - url: the request's URL; its query and fragment are left out of `htu`.
+  ///   - url: the request's URL; its query and fragment are left out of `htu`, and an empty path is
+  ///     sent as `/` (see ``targetURI(of:)``).
   ///   - accessToken: the access token the request carries, for a resource server (`ath`); `nil` at the
   ///     token endpoint.
   ///   - nonce: the server's latest `DPoP-Nonce`, when it gave one.
@@ -63,13 +65,28 @@ public enum DPoPProof {
     return header
   }
 
-  /// The `htu` of a request to `url`: the URL as sent, without its query and fragment.
+  /// The `htu` of a request to `url`: the URL as sent, without its query and fragment, and with `/`
+  /// for an empty path.
+  ///
+  /// RFC 9449 §4.3 has servers compare `htu` after RFC 3986 §6.2.3 normalization, where an empty path
+  /// is `/`, and an HTTP request to such a URL asks for `/` (RFC 9110 §4.2.3). That is the one
+  /// normalization made here; everything else stays byte for byte as sent, since servers compare
+  /// bytes.
   public static func targetURI(of url: URL) -> String {
     let text = url.absoluteString
-    guard let end = text.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
-      return text
-    }
-    return String(text.utf8[..<end])!
+    let utf8 = text.utf8
+    let end = utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) ?? utf8.endIndex
+    let target = String(utf8[..<end])!
+    return hasEmptyPath(target) ? target + "/" : target
+  }
+
+  /// Whether `uri` (without query and fragment) has an authority and nothing after it: `scheme://host`.
+  private static func hasEmptyPath(_ uri: String) -> Bool {
+    let bytes = uri.utf8
+    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
+    let authority = bytes[bytes.index(after: colon)...]
+    guard authority.starts(with: "//".utf8) else { return false }
+    return !authority.dropFirst(2).contains(UInt8(ascii: "/"))
   }
 
   /// The `ath` for `accessToken`: the base64url SHA-256 of its ASCII bytes.

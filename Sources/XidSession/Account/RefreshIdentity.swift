@@ -96,7 +96,8 @@ enum RefreshIdentity: Sendable {
       return .success(try await check(idToken, accessToken: accessToken, client: client, logger: logger))
     } catch let error as XidError {
       switch error.code {
-      case .keySetUnavailable, .unknownSigningKey, .noMatchingKey, .networkFailure, .discoveryFailed,
+      // `invalidKey`: the provider signs with an RSA key shorter than 2048 bits, which it may replace.
+      case .keySetUnavailable, .unknownSigningKey, .noMatchingKey, .invalidKey, .networkFailure, .discoveryFailed,
         .responseTooLarge, .cancelled, .unexpectedResponse:
         return .failure(Failure.mayPassLater(error))
       case .invalidIDToken:

@@ -84,7 +84,7 @@ extension SessionEngine {
     guard let refreshToken = revocable, refreshToken != record.refreshToken else { return }
     let what = "the refresh token of the session the sign-in replaced"
     if await client.revokeBestEffort(
-      refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, category: "sign-in", naming: what)
+      refreshToken, hint: .refreshToken, dpopKey: oldKey?.key, category: "sign-in", naming: what) == .revoked
     {
       configuration.parts.logger.log(.info, category: "sign-in", "revoked \(what)")
     }

@@ -75,12 +75,13 @@ extension SessionEngine {
   /// A sign-in's record as it is stored (its refresh token sealed, with a new key beside the stored
   /// session's, which keeps its own until this record replaces it). When sealing fails, nothing is
   /// stored: the issued tokens are revoked (best effort; not in the stricter mode, whose DPoP key is
-  /// deleted instead) and the error says why the device cannot protect them, when it can tell.
+  /// deleted instead) and the error says why the device cannot protect them, when it can tell, and
+  /// what became of the tokens.
   func sealedForSignIn(_ record: TokenRecord) async throws -> TokenRecord {
     do {
       return try await account.sealedWithNewKey(record)
     } catch {
-      let revoked = await revokeUnstored(record)
+      let outcome = await revokeUnstored(record)
       let cause: XidError
       do {
         try await checkPresenceBeforeSignIn()
@@ -88,7 +89,7 @@ extension SessionEngine {
       } catch let typed as XidError {
         cause = typed
       }
-      throw Self.unstored(cause, revoked: revoked)
+      throw Self.unstored(cause, tokens: outcome)
     }
   }
 
@@ -121,27 +122,24 @@ extension SessionEngine {
         )
       }
     }
-    let revoked = await revokeUnstored(record)
+    let outcome = await revokeUnstored(record)
     let typed = cause as? XidError ?? XidError(.storageFailure, "the session could not be stored")
-    return Self.unstored(typed, revoked: revoked)
+    return Self.unstored(typed, tokens: outcome)
   }
 
   /// `cause` of a sign-in that stored nothing, saying what became of its tokens.
-  private static func unstored(_ cause: XidError, revoked: Bool) -> XidError {
+  private static func unstored(_ cause: XidError, tokens outcome: RevocationOutcome) -> XidError {
     XidError(
-      cause.code,
-      cause.reason
-        + (revoked
-          ? "; the sign-in's tokens were revoked and nothing was stored"
-          : "; nothing was stored, and the sign-in's DPoP key, which its tokens are bound to, was deleted"),
+      cause.code, cause.reason + "; nothing was stored, and " + outcome.clause(about: "the sign-in's tokens"),
       httpStatus: cause.httpStatus, oauthError: cause.oauthError)
   }
 
-  /// Revokes the refresh token, then the access token, of a sign-in that was not stored; failures
-  /// are ignored. Their DPoP key is deleted afterwards: nothing will use it.
+  /// Revokes the refresh token, then the access token, of a sign-in that was not stored. Their DPoP
+  /// key is deleted afterwards: nothing will use it.
   ///
-  /// - Returns: `false` when revocation was not attempted (the stricter mode).
-  private func revokeUnstored(_ record: TokenRecord) async -> Bool {
+  /// - Returns: what became of the tokens; ``RevocationOutcome/NotRevocableReason/dpopKeyNeedsTheUser``
+  ///   in the stricter mode, where revocation is not attempted.
+  private func revokeUnstored(_ record: TokenRecord) async -> RevocationOutcome {
     let key = try? signer.key(for: record)
     defer { if let thumbprint = record.dpopKeyThumbprint { dpopKeys.delete(thumbprint: thumbprint) } }
     // As at sign-out, nothing here asks the user, and the proof of a key that needs them
@@ -151,14 +149,21 @@ extension SessionEngine {
       configuration.parts.logger.log(
         .info, category: "sign-in", "the tokens that could not be stored are not revoked: their DPoP key needs the user"
       )
-      return false
+      return .notRevocable(.dpopKeyNeedsTheUser)
     }
     let tokens: [(String?, TokenTypeHint)] = [(record.refreshToken, .refreshToken), (record.accessToken, .accessToken)]
-    for case let (token?, hint) in tokens {
-      await client.revokeBestEffort(
-        token, hint: hint, dpopKey: key?.key, category: "sign-in", naming: "a token that could not be stored")
+    let outcome = await client.revokeReportingOutcome(
+      tokens.compactMap { token, hint in token.map { ($0, hint) } }, dpopKey: key?.key)
+    switch outcome {
+    case .revoked: break
+    case .notRevocable(let reason):
+      configuration.parts.logger.log(
+        .notice, category: "sign-in", "the tokens that could not be stored were not revoked: \(reason)")
+    case .failed(let error):
+      configuration.parts.logger.log(
+        .notice, category: "sign-in", "the provider did not revoke the tokens that could not be stored: \(error.code)")
     }
-    return true
+    return outcome
   }
 
   /// Throws ``XidError/Code/sessionLocked`` while the lock is closed and someone is signed in

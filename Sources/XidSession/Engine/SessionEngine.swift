@@ -259,7 +259,12 @@ public actor SessionEngine {
   /// Signs the user out: the local session is deleted first, whatever the network does; then the
   /// refresh token is revoked (best effort) and, with `callEndSession`, the provider's end-session
   /// page is opened with `userAgent`.
-  public func signOut(callEndSession: Bool, userAgent: (any AuthorizationUserAgent)?) async throws {
+  ///
+  /// - Returns: what became of the refresh token at the provider (``SignOutResult/revocation``).
+  /// - Throws: what deleting the local session throws, and, with `callEndSession`, what opening the
+  ///   end-session page throws (the session is deleted and the revocation done by then).
+  @discardableResult
+  public func signOut(callEndSession: Bool, userAgent: (any AuthorizationUserAgent)?) async throws -> SignOutResult {
     // Local state goes first, whatever the network does afterwards. A record of a format this version
     // cannot read is removed all the same; nothing of it can be revoked.
     let record = try await account.remove()
@@ -273,20 +278,27 @@ public actor SessionEngine {
     let revocable = await account.revocableRefreshToken(of: record)
     await presence.didSignOut(logger: logger)
     logger.log(.info, category: "sign-out", "signed out locally")
-    guard let record else { return }
-    if keyNeedsTheUser {
-      logger.log(.info, category: "sign-out", "the refresh token is not revoked: its DPoP key needs the user")
-    } else if let refreshToken = revocable {
-      await client.revokeBestEffort(
+    guard let record else { return SignOutResult(revocation: nil) }
+    let revocation: RevocationOutcome
+    if !keyNeedsTheUser, let refreshToken = revocable {
+      revocation = await client.revokeBestEffort(
         refreshToken, hint: .refreshToken, dpopKey: key?.key, category: "sign-out", naming: "the refresh token")
+    } else {
+      let reason: RevocationOutcome.NotRevocableReason =
+        keyNeedsTheUser
+        ? .dpopKeyNeedsTheUser : record.sealedRefreshToken != nil ? .refreshTokenNeedsTheUser : .noRefreshToken
+      logger.log(.info, category: "sign-out", "the refresh token is not revoked: \(reason)")
+      revocation = .notRevocable(reason)
     }
-    guard callEndSession else { return }
+    let result = SignOutResult(revocation: revocation)
+    guard callEndSession else { return result }
     let idToken = record.idToken.flatMap { try? IDToken(restoring: $0) }
     let url = try await client.endSessionURL(idTokenHint: idToken)
     guard let userAgent else {
       throw XidError(.invalidConfiguration, "ending the provider's session needs a user agent to open its page")
     }
     try await userAgent.open(url)
+    return result
   }
 
   // MARK: - Tokens and authorized requests

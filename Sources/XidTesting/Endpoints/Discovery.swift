@@ -14,7 +14,6 @@ extension TestProvider {
       "token_endpoint": link(.token),
       "userinfo_endpoint": link(.userInfo),
       "jwks_uri": link(.jwks),
-      "revocation_endpoint": link(.revocation),
       "end_session_endpoint": link(.endSession),
       "device_authorization_endpoint": link(.deviceAuthorization),
       "response_types_supported": ["code"],
@@ -27,7 +26,6 @@ extension TestProvider {
       "id_token_signing_alg_values_supported": .array(keys.algorithms.map { .string($0.rawValue) }),
       "code_challenge_methods_supported": ["S256"],
       "token_endpoint_auth_methods_supported": authenticationMethods,
-      "revocation_endpoint_auth_methods_supported": authenticationMethods,
       "scopes_supported": .array(
         (["openid", "profile", "email", "address", "phone", "offline_access"]
           + (configuration.nativeSSO.isSupported ? ["device_sso"] : [])).map { .string($0) }),
@@ -41,6 +39,10 @@ extension TestProvider {
       "request_parameter_supported": false,
       "request_uri_parameter_supported": false,
     ]
+    if configuration.supportsRevocation {
+      document["revocation_endpoint"] = link(.revocation)
+      document["revocation_endpoint_auth_methods_supported"] = authenticationMethods
+    }
     if let algorithms = configuration.dpop.signingAlgorithms {
       document["dpop_signing_alg_values_supported"] = .array(algorithms.map(JSONValue.string))
     }

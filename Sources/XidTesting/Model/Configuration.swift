@@ -47,6 +47,10 @@ extension TestProvider {
     public var devicePollingInterval: Duration = .seconds(5)
     /// Whether PAR is offered or required.
     public var pushedAuthorization: PushedAuthorization = .supported
+    /// Whether the provider offers token revocation (RFC 7009). When `false`, discovery advertises no
+    /// `revocation_endpoint` and its path is not served (HTTP 404), as with providers that have none
+    /// (LemonLDAP::NG, for one).
+    public var supportsRevocation = true
     /// Whether token responses carry a refresh token.
     public var issuesRefreshTokens = true
     /// Whether each refresh returns a new refresh token and retires the old one (with reuse

@@ -3,9 +3,10 @@ import Testing
 import Xid
 
 /// The user's browser for `xid login --browser CMD`: CMD is a two-line shell script that hands the
-/// authorization URL to the test through a file; the test then does what a browser does, in
-/// process: loads the URL on the provider without following the redirect, and loads the `Location`,
-/// Xid's loopback listener, over real TCP.
+/// URL it is given (the listener's start link) to the test through a file; the test then does what a
+/// browser does, in process: loads the start link, which redirects to the authorization URL, loads
+/// that on the provider without following the redirect, and loads the `Location`, Xid's loopback
+/// listener, over real TCP.
 struct ScriptedBrowser: Sendable {
   /// The script to pass as `--browser`.
   let script: URL
@@ -37,10 +38,22 @@ struct ScriptedBrowser: Sendable {
     return try #require(URL(string: text))
   }
 
-  /// Waits for `xid` to open the authorization URL, then signs in there as the provider's user.
+  /// Waits for `xid` to open its start link, which carries nothing of the sign-in (it is on the
+  /// browser's command line), and follows it to the authorization URL.
+  func nextAuthorizationURL() async throws -> URL {
+    let start = try await nextURL()
+    #expect(start.query == nil, "the browser's command line shows the sign-in's parameters")
+    let page = try await URLSessionTransport(timeout: .seconds(10)).send(HTTPRequest(url: start))
+    guard page.status == 303, let location = page.headers["Location"], let target = URL(string: location) else {
+      throw XidError(.unexpectedResponse, "the start link answered \(page.status) instead of redirecting")
+    }
+    return target
+  }
+
+  /// Waits for `xid` to open the sign-in page, then signs in there as the provider's user.
   func signIn() async throws {
     let transport = URLSessionTransport(timeout: .seconds(10))
-    let page = try await transport.send(HTTPRequest(url: try await nextURL()))
+    let page = try await transport.send(HTTPRequest(url: try await nextAuthorizationURL()))
     guard page.status == 302, let location = page.headers["Location"], let target = URL(string: location) else {
       throw XidError(.unexpectedResponse, "the provider answered \(page.status) instead of redirecting")
     }

@@ -118,7 +118,9 @@ struct PresenceEnrollmentTests {
         await provider.completeDeviceAuthorization(userCode: authorization.userCode)
       }
     }
-    #expect(error?.reason.contains("DPoP key") == true && error?.reason.contains("revoked") == false)
+    // Not revoked, and it says so: the tokens are bound to the key, which is deleted.
+    #expect(error?.reason.contains("DPoP key") == true && error?.reason.contains("were revoked") == false)
+    #expect(error?.reason.contains("were not revoked") == true, "\(error?.reason ?? "")")
     #expect(harness.user.prompts.count == 1, "the token request's proof only")
     #expect(await harness.provider.counters.revocations == 0, "revoking needs a proof, which might ask")
     #expect(try harness.storedRecord() == nil)

@@ -92,8 +92,9 @@ public actor OpenIDClient {
   /// - Throws: ``XidError`` with ``XidError/Code/invalidIDToken`` for a malformed token or a claim that
   ///   fails (see ``IDTokenValidator``); ``XidError/Code/algorithmNotAllowed``,
   ///   ``XidError/Code/invalidSignature``, ``XidError/Code/noMatchingKey`` (several keys with the
-  ///   token's `kid`), ``XidError/Code/unknownSigningKey`` when no key of the provider fits the token
-  ///   even after fetching its keys again; and the errors of ``keys()``.
+  ///   token's `kid`), ``XidError/Code/invalidKey`` when the token's key is an RSA key shorter than
+  ///   2048 bits (RFC 7518 §3.3), ``XidError/Code/unknownSigningKey`` when no key of the provider fits
+  ///   the token even after fetching its keys again; and the errors of ``keys()``.
   public func validateIDToken(
     _ token: String, purpose: IDTokenValidator.Purpose, accessToken: String?, authorizationCode: String? = nil
   ) async throws -> IDToken {
@@ -397,6 +398,24 @@ public actor OpenIDClient {
     try await TokenRevocation.revoke(
       token, hint: hint, configuration: configuration, metadata: metadata, http: http,
       dpop: signer(dpopKey, metadata: metadata, required: false))
+  }
+
+  /// Revokes `tokens` in order at the provider (RFC 7009), with a proof of `dpopKey` for bound ones,
+  /// and tells what became of them rather than throwing: ``RevocationOutcome/notRevocable(_:)``
+  /// when the provider advertises no revocation endpoint, ``RevocationOutcome/failed(_:)`` with the
+  /// first error (the metadata could not be fetched, the provider refused, the network failed).
+  package func revokeReportingOutcome(_ tokens: [(String, TokenTypeHint)], dpopKey: (any DPoPKey)? = nil) async
+    -> RevocationOutcome
+  {
+    do {
+      let metadata = try await metadata()
+      guard metadata.revocationEndpoint != nil else { return .notRevocable(.noRevocationEndpoint) }
+      let dpop = try signer(dpopKey, metadata: metadata, required: false)
+      return await TokenRevocation.revokeAll(
+        tokens, configuration: configuration, metadata: metadata, http: http, dpop: dpop)
+    } catch {
+      return .failed(error as? XidError ?? XidError(.cancelled, "the revocation was cancelled"))
+    }
   }
 
   /// The URL that ends the user's session at the provider (RP-Initiated Logout 1.0).

@@ -11,7 +11,10 @@ import Foundation
 /// ``minimumRefetchInterval``, so tokens naming made-up keys cannot make Xid hammer the provider; the
 /// first one is always allowed, even right after the set was loaded, so a rotation just before a
 /// sign-in never fails it. The set is also fetched again when older than
-/// ``maximumAge``, so that keys the provider withdrew stop being trusted.
+/// ``maximumAge``, so that keys the provider withdrew stop being trusted. A token whose key the set
+/// left out as an RSA key shorter than 2048 bits (RFC 7518 §3.3) fails with
+/// ``XidError/Code/invalidKey`` naming the key's `kid`, at once when its `kid` names it: that is no
+/// rotation.
 package actor JWKSCache {
   /// The JWK Set URL.
   package nonisolated let url: URL
@@ -65,7 +68,9 @@ package actor JWKSCache {
   /// - Throws: ``XidError`` with ``XidError/Code/algorithmNotAllowed`` (no fetch is made for those),
   ///   ``XidError/Code/invalidSignature`` when the key the `kid` names (or every fitting key, after a
   ///   refetch) does not verify, ``XidError/Code/noMatchingKey`` when the set has several keys with
-  ///   the token's `kid`, ``XidError/Code/unknownSigningKey`` when no key fits even after a refetch
+  ///   the token's `kid`, ``XidError/Code/invalidKey`` when the token's key is an RSA key shorter
+  ///   than 2048 bits (RFC 7518 §3.3; the reason names its `kid`, and no fetch is made for a `kid`
+  ///   that names one), ``XidError/Code/unknownSigningKey`` when no key fits even after a refetch
   ///   (or a refetch is not allowed yet), and the errors of ``keySet()``.
   @discardableResult
   package func verify(_ jws: CompactJWS, allowedAlgorithms: Set<JWSAlgorithm>) async throws -> JWSVerificationKey {
@@ -90,6 +95,9 @@ package actor JWKSCache {
     case noFittingKey
     /// Keys fit a token without `kid`, but none verified it.
     case noKeyVerified(candidates: Int)
+    /// No key fits a token without `kid`, and the set left out an RSA key of the algorithm for being
+    /// shorter than 2048 bits: the error says so.
+    case onlyShortKey(XidError)
 
     func error(algorithm: JWSAlgorithm, keyID: String?, refetched: Bool) -> XidError {
       let when =
@@ -104,6 +112,8 @@ package actor JWKSCache {
           .unknownSigningKey,
           "the provider's key set has no \(algorithm) key \(named) \(when); the provider may be rotating keys, try again in a minute"
         )
+      case .onlyShortKey(let error):
+        return error
       case .noKeyVerified(let candidates):
         return XidError(
           .invalidSignature,
@@ -117,7 +127,11 @@ package actor JWKSCache {
     let fitting = set.keys.filter { $0.jwk.permitsVerification(with: algorithm) }
     if let keyID = jws.header.keyID {
       let named = fitting.filter { $0.keyID == keyID }
-      guard !named.isEmpty else { return .noFittingKey }
+      guard !named.isEmpty else {
+        // The named key exists but is too short: not a rotation either, so it fails at once.
+        if let error = set.shortKeyError(keyID: keyID, algorithm: algorithm) { throw error }
+        return .noFittingKey
+      }
       guard named.count == 1 else {
         throw XidError(
           .noMatchingKey,
@@ -128,7 +142,9 @@ package actor JWKSCache {
       try jws.verify(with: named[0], allowedAlgorithms: [algorithm])
       return .verified(named[0])
     }
-    guard !fitting.isEmpty else { return .noFittingKey }
+    guard !fitting.isEmpty else {
+      return set.shortKeyError(keyID: nil, algorithm: algorithm).map(Attempt.onlyShortKey) ?? .noFittingKey
+    }
     for key in fitting where (try? jws.verify(with: key, allowedAlgorithms: [algorithm])) != nil {
       return .verified(key)
     }

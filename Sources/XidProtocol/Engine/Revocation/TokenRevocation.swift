@@ -33,4 +33,24 @@ enum TokenRevocation {
       parameters, to: endpoint, endpoint: name, configuration: configuration, refusal: .revocationFailed,
       secrets: [token], dpop: dpop)
   }
+
+  /// Revokes each of `tokens` in order, and tells what became of them: ``RevocationOutcome/revoked``
+  /// when the provider revoked each, ``RevocationOutcome/notRevocable(_:)`` without a
+  /// `revocation_endpoint`, else the first failure (the tokens after it are still tried).
+  static func revokeAll(
+    _ tokens: [(String, TokenTypeHint)], configuration: XidConfiguration, metadata: ProviderMetadata,
+    http: ProtocolHTTP, dpop: DPoPSigner? = nil
+  ) async -> RevocationOutcome {
+    guard metadata.revocationEndpoint != nil else { return .notRevocable(.noRevocationEndpoint) }
+    var outcome = RevocationOutcome.revoked
+    for (token, hint) in tokens {
+      do {
+        try await revoke(token, hint: hint, configuration: configuration, metadata: metadata, http: http, dpop: dpop)
+      } catch {
+        guard outcome == .revoked else { continue }
+        outcome = .failed(error as? XidError ?? XidError(.cancelled, "the revocation was cancelled"))
+      }
+    }
+    return outcome
+  }
 }

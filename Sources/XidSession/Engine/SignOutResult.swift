@@ -1,0 +1,29 @@
+/// What a sign-out did. The local session is always deleted first, whatever the network does; this
+/// says what became of its refresh token at the provider, so that an app (or `xid logout`) can tell
+/// the user whether the provider still honours it.
+///
+/// ```swift
+/// let result = try await Xid.shared.signOut()
+/// if let revocation = result.revocation, !revocation.isRevoked {
+///   // Signed out here; the provider may still accept the refresh token until it expires.
+/// }
+/// ```
+public struct SignOutResult: Sendable, Hashable, CustomStringConvertible {
+  /// What became of the session's refresh token at the provider (RFC 7009): revoked, not revocable
+  /// (and why), or failed (and how). `nil` when there was no session to revoke: nobody was signed in,
+  /// or the stored session was in a format this version cannot read (it is deleted all the same).
+  public let revocation: RevocationOutcome?
+
+  /// Creates a result.
+  public init(revocation: RevocationOutcome?) {
+    self.revocation = revocation
+  }
+
+  /// Whether a session was signed out (one that this version could read).
+  public var signedSomeoneOut: Bool { revocation != nil }
+
+  /// `SignOutResult(revocation: …)`, or `SignOutResult(nobody was signed in)`; never a token.
+  public var description: String {
+    "SignOutResult(\(revocation.map { "revocation: \($0)" } ?? "nobody was signed in"))"
+  }
+}
