@@ -3,6 +3,7 @@
 // answer, notes the process's resident size (the base), then asks a StreamingServer for an answer of
 // BODY_BYTES (with Content-Length when DECLARES is 1) with a limit of LIMIT_BYTES, and reports, once
 // the server's connection has ended, the peak resident size (VmHWM) and what the server could write.
+// The transport still works afterwards: a last small request must succeed.
 //
 // usage: XidTransportWorker BODY_BYTES LIMIT_BYTES DECLARES
 //
@@ -46,6 +47,11 @@ do {
   error = refusal.code.rawValue
 }
 let outcome = try await server.finished()
+let after = try LoopbackHTTPServer { _ in HTTPResponse(status: 200, body: Data("ok".utf8)) }
+guard try await transport.send(HTTPRequest(url: after.baseURL)).body == Data("ok".utf8) else {
+  FileHandle.standardError.write(Data("the transport did not work after the refusal\n".utf8))
+  exit(1)
+}
 let report: JSONValue = [
   "baseBytes": .int(Int64(base)), "peakBytes": .int(Int64(status("VmHWM"))), "error": .string(error),
   "bodyBytesWritten": .int(Int64(outcome.bodyBytesWritten)), "closedByClient": .bool(outcome.closedByClient),
