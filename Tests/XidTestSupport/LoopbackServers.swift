@@ -64,28 +64,14 @@ public final class StreamingServer: Sendable {
   ///   - writeTimeout: how long one write may wait for the client to read, a bound for a client that
   ///     neither reads nor closes.
   public init(bodySize: Int, declaresLength: Bool, writeTimeout: Duration = .seconds(60)) throws {
-    #if canImport(Darwin)
-      let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-    #else
-      let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #endif
-    guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-      }
-    }
-    guard bound, listen(descriptor, 1) == 0 else {
+    let (descriptor, port) = try RefusingPort.boundLoopbackSocket()
+    guard listen(descriptor, 1) == 0 else {
       let code = errno
       close(descriptor)
       throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
     }
     listener = descriptor
-    port = UInt16(bigEndian: address.sin_port)
+    self.port = port
     let outcome = LockedValue<Result<Outcome, POSIXError>?>(nil)
     let waiters = LockedValue<[CheckedContinuation<Result<Outcome, POSIXError>, Never>]>([])
     self.outcome = outcome

@@ -18,6 +18,15 @@ public final class RefusingPort: Sendable {
 
   /// Binds a socket to a free port of `127.0.0.1`.
   public init() throws {
+    let (descriptor, port) = try Self.boundLoopbackSocket()
+    self.descriptor = descriptor
+    self.port = port
+  }
+
+  deinit { close(descriptor) }
+
+  /// A TCP socket bound to a free port of `127.0.0.1`, and that port; `listen` is the caller's.
+  package static func boundLoopbackSocket() throws -> (descriptor: Int32, port: UInt16) {
     #if canImport(Darwin)
       let descriptor = socket(AF_INET, SOCK_STREAM, 0)
     #else
@@ -38,9 +47,6 @@ public final class RefusingPort: Sendable {
       close(descriptor)
       throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
     }
-    self.descriptor = descriptor
-    self.port = UInt16(bigEndian: address.sin_port)
+    return (descriptor, UInt16(bigEndian: address.sin_port))
   }
-
-  deinit { close(descriptor) }
 }
