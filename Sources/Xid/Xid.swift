@@ -43,6 +43,9 @@ public final class Xid: Sendable {
   }
 
   private let state = LockedValue(State())
+  /// The engine once made, readable without `state`'s lock: set and cleared only while `state`'s lock
+  /// is held, so it is always `state.engine`.
+  private let madeEngine = EngineSlot()
 
   /// Creates an unconfigured instance; call ``configure(options:)`` before anything else.
   public init() {}
@@ -82,6 +85,7 @@ public final class Xid: Sendable {
       $0.configuration = options
       $0.configurationError = nil
       $0.engine = nil
+      madeEngine.set(nil)
     }
   }
 
@@ -96,12 +100,14 @@ public final class Xid: Sendable {
     state.update {
       $0.storage = storage
       $0.engine = nil
+      madeEngine.set(nil)
     }
   }
 
   /// The engine for the current configuration and storage, made on first use.
   func engine() throws -> SessionEngine {
-    try state.update { state in
+    if let engine = madeEngine.get() { return engine }
+    return try state.update { state in
       if let engine = state.engine { return engine }
       guard var configuration = state.configuration else {
         if let error = state.configurationError { throw error }
@@ -110,6 +116,7 @@ public final class Xid: Sendable {
       configuration = try PlatformDefaults.completing(configuration, storage: state.storage)
       let engine = try SessionEngine(configuration: configuration)
       state.engine = engine
+      madeEngine.set(engine)
       return engine
     }
   }
@@ -188,11 +195,15 @@ public final class Xid: Sendable {
   /// extension's first call), it returns without leaving the caller's actor (Swift 6.2 and later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
-      try await engine().accessToken(forceRefresh: forceRefresh)
+      let engine = try engine()
+      if !forceRefresh, let token = try engine.accessTokenWithoutWaiting() { return token }
+      return try await engine.accessToken(forceRefresh: forceRefresh)
     }
   #else
     public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
-      try await engine().accessToken(forceRefresh: forceRefresh)
+      let engine = try engine()
+      if !forceRefresh, let token = try engine.accessTokenWithoutWaiting() { return token }
+      return try await engine.accessToken(forceRefresh: forceRefresh)
     }
   #endif
 
@@ -231,5 +242,26 @@ public final class Xid: Sendable {
   ///   transport errors.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await engine().send(request)
+  }
+}
+
+/// The engine an `Xid` made, behind a lock of its own: the token fast path reads it with one lock
+/// and one retain, where `Xid`'s state (a `LockedValue` of a struct, generic across modules) costs a
+/// copy of the whole state.
+private final class EngineSlot: @unchecked Sendable {
+  private let lock = NSLock()
+  // Guarded by `lock`.
+  private var engine: SessionEngine?
+
+  func get() -> SessionEngine? {
+    lock.lock()
+    defer { lock.unlock() }
+    return engine
+  }
+
+  func set(_ engine: SessionEngine?) {
+    lock.lock()
+    defer { lock.unlock() }
+    self.engine = engine
   }
 }

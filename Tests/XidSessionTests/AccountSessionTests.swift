@@ -132,6 +132,35 @@ struct AccountSessionTests {
     await expectXidError(.signInRequired) { try await session.validRecord(force: false) }
   }
 
+  @Test func theTokenFastPathHandsOutATokenOnlyWhileItIsUsableBeyondTheLeeway() {
+    let session = Self.session(storage: InMemoryTokenStorage(), refresher: ScriptedRefresher())
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: false) == nil)
+    session.cached.set(Self.record(expiresIn: 61))
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: false) == "at-0")
+    session.cached.set(Self.record(expiresIn: 60))
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: false) == nil)
+    var forever = Self.record()
+    forever.expiresAt = nil
+    session.cached.set(forever)
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: false) == "at-0")
+    session.cached.set(nil)
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: false) == nil)
+  }
+
+  @Test func theTokenFastPathLeavesABearerRecordOfADPoPConfigurationAndUnsavedTokensToTheActor() {
+    let session = Self.session(storage: InMemoryTokenStorage(), refresher: ScriptedRefresher())
+    var record = Self.record(expiresIn: 3600)
+    session.cached.set(record)
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: true) == nil)
+    record.dpopKeyThumbprint = "jkt"
+    session.cached.set(record)
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: true) == "at-0")
+    session.cached.setSavePending(true)
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: true) == nil)
+    session.cached.setSavePending(false)
+    #expect(session.usableAccessTokenFromMemory(requiringDPoP: false) == "at-0")
+  }
+
   @Test func aTokenWithinTheLeewayOfExpiryCountsAsExpired() async throws {
     let storage = InMemoryTokenStorage()
     try storage.save(key: Self.key, value: Self.record(expiresIn: 59).encoded())

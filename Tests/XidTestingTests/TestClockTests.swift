@@ -22,6 +22,27 @@ struct TestClockTests {
     #expect(clock.monotonicNow == monotonic)
   }
 
+  @Test func theSystemClocksCoarseReadingIsWithinATickOfThePreciseOne() {
+    let clock = SystemClock()
+    for _ in 0..<100 {
+      let before = Date()
+      let coarse = clock.coarseNow
+      let after = Date()
+      // The last tick's time: not after the precise reading taken next, and at most a tick (1 to
+      // 10 ms) behind the one taken before; 50 ms leaves room for a descheduled thread.
+      #expect(coarse <= after.addingTimeInterval(0.001))
+      #expect(coarse >= before.addingTimeInterval(-0.05))
+    }
+  }
+
+  @Test func aClockThatTestsMoveIsReadCoarselyAsItIsReadPrecisely() {
+    let clock = TestClock()
+    clock.set(to: Date(timeIntervalSince1970: 1_800_000_000))
+    #expect(clock.coarseNow == clock.now)
+    clock.advance(by: .seconds(90))
+    #expect(clock.coarseNow == clock.now)
+  }
+
   @Test func theSystemClocksMonotonicReadingNeverGoesBack() {
     let clock = SystemClock()
     var last = clock.monotonicNow

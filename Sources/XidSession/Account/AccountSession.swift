@@ -49,7 +49,7 @@ actor AccountSession {
   let sealer: (any RefreshTokenSealer)?
 
   /// The latest record this process knows, for the synchronous fast paths; `nil` until loaded.
-  nonisolated let cached = RecordCache()
+  nonisolated let cached: RecordCache
   /// Refreshed tokens that could not be stored (storage refused them, the record could not be read
   /// to compare it, sealing the new refresh token failed, or they arrived after the background time
   /// ran out), with the record they replace: the provider has spent that record's refresh token, so
@@ -81,9 +81,17 @@ actor AccountSession {
     self.lock = AccountLock(file: lock, timeout: lockTimeout, activity: activity, clock: clock)
     self.clock = clock
     self.expiryLeeway = expiryLeeway
+    self.cached = RecordCache(leeway: expiryLeeway)
     self.logger = logger
     self.refresher = refresher
     self.sealer = sealer
+  }
+
+  /// The in-memory access token when it is still usable (and DPoP-bound, with `requiringDPoP`): no
+  /// actor hop, no I/O, no copy of the record, and the clock's cheap reading
+  /// (``XidClock/coarseNow``), since the margin is the leeway's seconds.
+  nonisolated func usableAccessTokenFromMemory(requiringDPoP: Bool) -> String? {
+    cached.usableAccessToken(at: clock.coarseNow, requiringDPoP: requiringDPoP)
   }
 
   /// The in-memory record when its access token is still usable: no actor hop, no I/O.

@@ -311,13 +311,32 @@ public actor SessionEngine {
   ///   again), or ``XidError/Code/networkFailure`` and ``XidError/Code/storageLocked`` (try later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func accessToken(forceRefresh: Bool = false) async throws -> String {
-      try await usableRecord(forceRefresh: forceRefresh).accessToken
+      if !forceRefresh, let token = try accessTokenWithoutWaiting() { return token }
+      return try await validRecordFromTheActor(forceRefresh: forceRefresh).accessToken
     }
   #else
     public nonisolated func accessToken(forceRefresh: Bool = false) async throws -> String {
-      try await usableRecord(forceRefresh: forceRefresh).accessToken
+      if !forceRefresh, let token = try accessTokenWithoutWaiting() { return token }
+      return try await validRecordFromTheActor(forceRefresh: forceRefresh).accessToken
     }
   #endif
+
+  /// The access token when it can be had at once: the one in memory while it is usable, or the
+  /// stored one when this process has none in memory yet and its token is usable; `nil` when the
+  /// account's actor has to decide (a refresh, a closed session lock, an error to report).
+  ///
+  /// Synchronous, so that `Xid.getAccessToken()` costs one `await` on this path: a read of the
+  /// cached record under its lock, the clock's cheap reading, and the session lock's and the DPoP
+  /// mode's flags. A sign-out or refresh that finished before the read is seen; one that finishes
+  /// after it is ordered after this call.
+  ///
+  /// - Throws: ``XidError/Code/dpopKeyUnavailable`` for a stored Bearer record that a DPoP
+  ///   configuration reads.
+  package nonisolated func accessTokenWithoutWaiting() throws -> String? {
+    guard presence.lockIsOpen else { return nil }
+    if let token = account.usableAccessTokenFromMemory(requiringDPoP: signer.requiresDPoP) { return token }
+    return try usableRecordWithoutTheActor(forceRefresh: false)?.accessToken
+  }
 
   /// A record with a usable access token: the one in memory, or the stored one when this process has
   /// none in memory yet, when its token is usable (on the caller's executor: no actor hop, no
