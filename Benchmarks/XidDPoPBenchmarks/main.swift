@@ -23,10 +23,18 @@
 //           its time divided by its requests, and the medians over the batches are compared:
 //           dpop_minus_bearer_us (goal ≤ 100), the ratio, and dpop_minus_padded_us.
 //
+// 4. warm  Xid.send(GET) in a warm loop against a transport that answers 200 at once (no network, no
+//           server), with a Bearer session and with a DPoP-bound one, in 100 ms slices alternating with
+//           the raw signature of phase 1: the client's whole cost of DPoP per request (the proof, its
+//           header, the nonce lookup, the larger request) is the difference of the two sessions' CPU
+//           time per request, and `cost_per_signature` divides it by one raw signature's (goal ≤ 1.2,
+//           issue 22).
+//
 // Output: parseable lines on stdout, everything else on stderr:
 //
 //   dpop proof ops_per_s=… us_per_op=… cpu_ops_per_s=… ossl_sign_ops_per_s=… inproc_ratio=… proof_bytes=…
 //   dpop headers ops_per_s=… us_per_op=… cpu_ops_per_s=… ossl_sign_ops_per_s=… inproc_ratio=…
+//   dpop warm bearer_cpu_us=… dpop_cpu_us=… dpop_cost_us=… ossl_sign_cpu_us=… cost_per_signature=… limit=1.20 met|NOT MET
 //   dpop send bearer_median_us=… padded_median_us=… dpop_median_us=… dpop_minus_bearer_us=… ratio=…
 //             dpop_minus_padded_us=… bearer_cpu_us=… padded_cpu_us=… dpop_cpu_us=… proof_bytes=…
 //             batches=… requests_per_batch=…   (on one line; *_cpu_us: the process's CPU time per request,
@@ -308,6 +316,81 @@ func benchmarkSessionProofs(_ options: Options) async throws {
   #endif
 }
 
+// MARK: - Xid.send, warm, against a transport that answers at once
+
+/// Sends the provider's requests to the provider, and answers every other one 200 at once.
+struct ImmediateTransport: HTTPTransport {
+  let provider: any HTTPTransport
+  let providerHost: String?
+
+  func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    if request.url.host == providerHost { return try await provider.send(request) }
+    return HTTPResponse(status: 200, body: Data("{}".utf8))
+  }
+}
+
+/// The client's DPoP cost per request in a warm loop, against one raw P-256 signature.
+func benchmarkWarmSend(_ options: Options) async throws {
+  #if canImport(COpenSSL)
+    let provider = try TestProvider()
+    let storage = InMemoryTokenStorage()
+    func session(dpop: Bool) async throws -> Xid {
+      var configuration = XidConfiguration(
+        identity: ClientIdentity(
+          issuer: provider.issuer, clientId: TestClient.example.id, redirectUri: TestClient.example.redirectURIs[0],
+          account: dpop ? "dpop" : "bearer"),
+        parts: SessionParts(
+          transport: ImmediateTransport(provider: provider.transport, providerHost: provider.issuer.host),
+          clock: provider.clock, userAgent: provider.userAgent, logger: DiscardingLogger()))
+      configuration.usesDPoP = dpop
+      configuration.parts.storage = storage
+      let xid = try Xid(configuration: configuration)
+      try await xid.signIn()
+      return xid
+    }
+    let bearer = try await session(dpop: false)
+    let dpop = try await session(dpop: true)
+    let request = HTTPRequest(url: URL(string: "https://api.example.com/v1/accounts/42/transactions?page=2")!)
+    let raw = try RawOpenSSLSigner()
+    let clock = ContinuousClock()
+    // Bearer sends, DPoP sends, raw signatures; process CPU time, since a send may change threads.
+    var rates = [Rate(), Rate(), Rate()]
+    func run(_ turn: Int) async throws {
+      switch turn {
+      case 0: blackHole(try await bearer.send(request).status)
+      case 1: blackHole(try await dpop.send(request).status)
+      default: try raw.sign()
+      }
+    }
+    let warmupEnd = clock.now.advanced(by: .milliseconds(Int64(options.warmup * 1000)))
+    repeat { for turn in 0..<3 { try await run(turn) } } while clock.now < warmupEnd
+    for index in 0..<max(1, Int((options.seconds / 0.1).rounded())) {
+      for step in 0..<3 {
+        let turn = (index + step) % 3
+        let cpuStart = processCPUSeconds()
+        let start = clock.now
+        let deadline = start.advanced(by: .milliseconds(100))
+        var now = start
+        var iterations = 0
+        repeat {
+          try await run(turn)
+          iterations += 1
+          now = clock.now
+        } while now < deadline
+        rates[turn].iterations += iterations
+        rates[turn].elapsed += now - start
+        rates[turn].cpu += processCPUSeconds() - cpuStart
+      }
+    }
+    let perRequest = rates.map { $0.cpu * 1e6 / Double($0.iterations) }
+    let cost = perRequest[1] - perRequest[0]
+    let ratio = cost / perRequest[2]
+    print(
+      "dpop warm bearer_cpu_us=\(format(perRequest[0], 2)) dpop_cpu_us=\(format(perRequest[1], 2)) dpop_cost_us=\(format(cost, 2)) ossl_sign_cpu_us=\(format(perRequest[2], 2)) cost_per_signature=\(format(ratio, 3)) limit=1.20 "
+        + (ratio <= 1.2 ? "met" : "NOT MET"))
+  #endif
+}
+
 // MARK: - Xid.send
 
 func signedIn(_ provider: TestProvider, dpop: Bool, storage: InMemoryTokenStorage) async throws -> Xid {
@@ -402,6 +485,7 @@ do {
   if options.proofs {
     try benchmarkProofs(options)
     try await benchmarkSessionProofs(options)
+    try await benchmarkWarmSend(options)
   }
   if options.send { try await benchmarkSend(options) }
   printError("# sink \(sink)")

@@ -49,6 +49,9 @@
     (const void *data, size_t count, unsigned char *md, unsigned int *size, const EVP_MD *type,          \
      ENGINE *impl),                                                                                      \
     (data, count, md, size, type, impl), 0)                                                              \
+  F(int, EVP_DigestFinal_ex, (EVP_MD_CTX * ctx, unsigned char *md, unsigned int *s), (ctx, md, s), 0)     \
+  F(int, EVP_DigestInit_ex2, (EVP_MD_CTX * ctx, const EVP_MD *type, const OSSL_PARAM params[]),          \
+    (ctx, type, params), 0)                                                                              \
   F(int, EVP_DigestSign,                                                                                 \
     (EVP_MD_CTX * ctx, unsigned char *sigret, size_t *siglen, const unsigned char *tbs, size_t tbslen),  \
     (ctx, sigret, siglen, tbs, tbslen), 0)                                                               \
@@ -56,6 +59,7 @@
     (EVP_MD_CTX * ctx, EVP_PKEY_CTX * *pctx, const char *mdname, OSSL_LIB_CTX *libctx, const char *props, \
      EVP_PKEY *pkey, const OSSL_PARAM params[]),                                                         \
     (ctx, pctx, mdname, libctx, props, pkey, params), 0)                                                 \
+  F(int, EVP_DigestUpdate, (EVP_MD_CTX * ctx, const void *d, size_t cnt), (ctx, d, cnt), 0)             \
   F(int, EVP_DigestVerify,                                                                               \
     (EVP_MD_CTX * ctx, const unsigned char *sigret, size_t siglen, const unsigned char *tbs,             \
      size_t tbslen),                                                                                     \
