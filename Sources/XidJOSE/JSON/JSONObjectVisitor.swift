@@ -60,14 +60,18 @@ extension JSONParser {
   mutating func parseNameBytes() throws -> NameBytes {
     let start = position + 1
     var index = start
+    // The bits of every byte, so that an all-ASCII name (every claim and header name) needs no UTF-8
+    // validation.
+    var bits: UInt8 = 0
     while index < input.count, input[index] != UInt8(ascii: "\""), input[index] != UInt8(ascii: "\\"),
       input[index] >= 0x20
     {
+      bits |= input[index]
       index += 1
     }
     if index < input.count, input[index] == UInt8(ascii: "\"") {
       let range = start..<index
-      guard validatedUTF8String(UnsafeBufferPointer(rebasing: input[range])) != nil else {
+      guard bits < 0x80 || validatedUTF8String(UnsafeBufferPointer(rebasing: input[range])) != nil else {
         throw error("invalid UTF-8 in a string")
       }
       position = index + 1
@@ -120,7 +124,12 @@ extension JSONParser {
 /// equal bytes, or canonically equivalent strings (`"é"` and `"e\u0301"`, `"K"` and `"\u212A"`), which
 /// takes a character outside ASCII. So both readers accept and refuse the same documents.
 private struct MemberNames {
-  private var seen: [JSONParser.NameBytes] = []
+  private var seen: [JSONParser.NameBytes] = {
+    var seen: [JSONParser.NameBytes] = []
+    // An ID token has some twenty members: room for them without growing.
+    seen.reserveCapacity(32)
+    return seen
+  }()
   /// Every name so far as a string (whose equality and hash are canonical equivalence), from the
   /// first name outside ASCII on.
   private var strings: Set<String>?
