@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh [--seconds N] [--smoke] [--runs N] [--debug] [--no-build] [target…]
 #
 #   target…      FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
-#                FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord
+#                FuzzTokenExchangeResponse FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord
 #                FuzzDPoPNonce (the default: all of them)
 #   --seconds N  fuzz each target for N seconds (default 60), with a random seed
 #   --smoke      what CI runs: the checked-in corpus replayed, then a fixed number of inputs per
@@ -29,7 +29,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$root/Fuzz"
 all_targets=(FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
-  FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzDPoPNonce)
+  FuzzTokenExchangeResponse FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzDPoPNonce)
 
 # Inputs per target in --smoke: about 10 s each on the project's 2-core machine when it is quiet, so
 # that CI's whole smoke (build included) stays near 3 to 4 minutes. Measured with the checked-in corpus and
@@ -42,6 +42,7 @@ smoke_runs() {
     FuzzJWK) echo 200000 ;;
     FuzzDiscovery) echo 250000 ;;
     FuzzTokenResponse) echo 290000 ;;
+    FuzzTokenExchangeResponse) echo 250000 ;;
     FuzzAuthorizationResponse) echo 47000 ;;
     FuzzHTTPRequestHead) echo 350000 ;;
     FuzzWWWAuthenticate) echo 170000 ;;

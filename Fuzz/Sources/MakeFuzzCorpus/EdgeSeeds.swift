@@ -45,5 +45,29 @@ enum EdgeSeeds {
       ("regression-duplicate-after-huge-number", #"{"iat":1800000000,"ex:p":1e00800000000,"ex:p":1e0}"#, .differential),
     ]
     for (name, text, target) in regressions { corpus.add(name, text.utf8, for: target) }
+
+    // Token exchange answers (RFC 8693 §2.2.1): an access token, a Native SSO sign-in with a device
+    // secret, an ID token issued as N_A, and an access token wrongly issued as N_A.
+    for (name, text) in exchangeSeeds { corpus.add(name, text.utf8, for: .tokenExchangeResponse) }
   }
+
+  /// The token exchange seeds, also checked in under Fuzz/Corpus/FuzzTokenExchangeResponse.
+  static let exchangeSeeds: [(String, String)] = [
+    (
+      "exchange-access-token",
+      #"{"access_token":"eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"Bearer","expires_in":300,"scope":"read"}"#
+    ),
+    (
+      "exchange-native-sso",
+      #"{"access_token":"at-sibling-0123456789abcdef","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"DPoP","expires_in":3600,"refresh_token":"rt-sibling-0123456789abcdef","id_token":"eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln","device_secret":"ds-0123456789abcdef0123456789","scope":"openid profile"}"#
+    ),
+    (
+      "exchange-id-token-n-a",
+      #"{"access_token":"eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln","issued_token_type":"urn:ietf:params:oauth:token-type:id_token","token_type":"N_A"}"#
+    ),
+    (
+      "exchange-access-token-n-a",
+      #"{"access_token":"at-0123456789abcdef01234567","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"N_A"}"#
+    ),
+  ]
 }

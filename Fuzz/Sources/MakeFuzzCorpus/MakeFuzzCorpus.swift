@@ -42,6 +42,7 @@ enum Target: String, CaseIterable {
   case jwk = "FuzzJWK"
   case discovery = "FuzzDiscovery"
   case tokenResponse = "FuzzTokenResponse"
+  case tokenExchangeResponse = "FuzzTokenExchangeResponse"
   case authorizationResponse = "FuzzAuthorizationResponse"
   case httpRequestHead = "FuzzHTTPRequestHead"
   case wwwAuthenticate = "FuzzWWWAuthenticate"

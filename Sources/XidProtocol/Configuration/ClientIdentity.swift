@@ -23,6 +23,9 @@ public struct ClientIdentity: Sendable, Hashable {
   public var postLogoutRedirectUri: URL?
   /// How the client authenticates at the token endpoint; public clients (apps) use `.none`.
   public var clientAuthentication: ClientAuthentication
+  /// The app family this client belongs to, for one sign-in shared by a developer's apps (OpenID
+  /// Connect Native SSO); `nil` for an app on its own.
+  package var family: AppFamily? = nil
 
   /// Creates the client's identity.
   ///
@@ -64,7 +67,7 @@ public struct ClientIdentity: Sendable, Hashable {
   ///
   /// - Throws: ``XidError/Code/insecureURL`` for an issuer that is not https (or loopback http), and
   ///   ``XidError/Code/invalidConfiguration`` for an issuer with a query or fragment, an empty client
-  ///   identifier, or a redirect URI that is not allowed.
+  ///   identifier, a redirect URI that is not allowed, or an app family name that is not valid.
   public func validate() throws {
     try issuer.requireSecure(for: "issuer")
     guard issuer.query == nil, issuer.fragment == nil else {
@@ -76,6 +79,7 @@ public struct ClientIdentity: Sendable, Hashable {
     if let postLogoutRedirectUri {
       try Self.validateRedirectURI(postLogoutRedirectUri, purpose: "post-logout redirect URI")
     }
+    try family?.validate()
   }
 
   /// Checks a redirect URI against RFC 8252 and RFC 9700: absolute, no fragment, and `http` only to a

@@ -1,6 +1,7 @@
 #if canImport(COpenSSL)
   import COpenSSL
   import COpenSSLLoader
+  import Foundation
   import Synchronization
 
   /// OpenSSL objects that are fetched once per process and shared: fetching an algorithm is the
@@ -64,30 +65,32 @@
   /// `EVP_MD_CTX`s that finished a digest, for the next ones: `EVP_DigestInit_ex2` resets a context
   /// for another digest without freeing it. One per digest running at once is kept, at most
   /// ``maximumSpares``; a digest finds one or makes one.
-  final class DigestContexts: Sendable {
+  ///
+  /// An `NSLock` (a pthread mutex) rather than `Mutex`: ThreadSanitizer sees a pthread mutex's
+  /// ordering, and this pool is shared by every thread of the process.
+  final class DigestContexts: @unchecked Sendable {
     static let shared = DigestContexts()
     private static let maximumSpares = 4
 
-    /// A context that moves between digests only through `spares`.
-    private struct Spare: @unchecked Sendable {
-      let pointer: OpaquePointer
-    }
-
-    private let spares = Mutex<[Spare]>([])
+    private let lock = NSLock()
+    // Guarded by `lock`; a context in it is used by no digest.
+    private var spares: [OpaquePointer] = []
 
     /// A context no other digest uses until it is given back.
     func take() -> OpaquePointer? {
-      spares.withLock { $0.popLast()?.pointer } ?? EVP_MD_CTX_new()
+      lock.lock()
+      let spare = spares.popLast()
+      lock.unlock()
+      return spare ?? EVP_MD_CTX_new()
     }
 
     /// Keeps `context`, which finished its digest, for the next one (or frees it when enough are
     /// kept).
     func give(_ context: OpaquePointer) {
-      let kept = spares.withLock { spares -> Bool in
-        guard spares.count < Self.maximumSpares else { return false }
-        spares.append(Spare(pointer: context))
-        return true
-      }
+      lock.lock()
+      let kept = spares.count < Self.maximumSpares
+      if kept { spares.append(context) }
+      lock.unlock()
       if !kept { EVP_MD_CTX_free(context) }
     }
   }
