@@ -36,6 +36,7 @@ let package = Package(
     .executable(name: "FuzzHTTPRequestHead", targets: ["FuzzHTTPRequestHead"]),
     .executable(name: "FuzzWWWAuthenticate", targets: ["FuzzWWWAuthenticate"]),
     .executable(name: "FuzzTokenRecord", targets: ["FuzzTokenRecord"]),
+    .executable(name: "FuzzFamilyRecord", targets: ["FuzzFamilyRecord"]),
     .executable(name: "FuzzDPoPNonce", targets: ["FuzzDPoPNonce"]),
     // Writes the seed corpora; built without sanitizers (scripts/make-fuzz-corpus.sh).
     .executable(name: "MakeFuzzCorpus", targets: ["MakeFuzzCorpus"]),
@@ -60,6 +61,7 @@ let package = Package(
     fuzzTarget("FuzzHTTPRequestHead", ["XidCore", "XidLoopback"]),
     fuzzTarget("FuzzWWWAuthenticate", ["XidCore"]),
     fuzzTarget("FuzzTokenRecord", ["XidCore"]),
+    fuzzTarget("FuzzFamilyRecord", ["XidCore"]),
     fuzzTarget("FuzzDPoPNonce", ["XidCore"]),
     .executableTarget(
       name: "MakeFuzzCorpus",

@@ -29,7 +29,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$root/Fuzz"
 all_targets=(FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
-  FuzzTokenExchangeResponse FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzDPoPNonce)
+  FuzzTokenExchangeResponse FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzFamilyRecord FuzzDPoPNonce)
 
 # Inputs per target in --smoke: about 10 s each on the project's 2-core machine when it is quiet, so
 # that CI's whole smoke (build included) stays near 3 to 4 minutes. Measured with the checked-in corpus and
@@ -47,6 +47,7 @@ smoke_runs() {
     FuzzHTTPRequestHead) echo 350000 ;;
     FuzzWWWAuthenticate) echo 170000 ;;
     FuzzTokenRecord) echo 140000 ;;
+    FuzzFamilyRecord) echo 140000 ;;
     FuzzDPoPNonce) echo 70000 ;;
     *) echo 20000 ;;
   esac

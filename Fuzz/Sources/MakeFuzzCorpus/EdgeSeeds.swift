@@ -49,6 +49,7 @@ enum EdgeSeeds {
     // Token exchange answers (RFC 8693 §2.2.1): an access token, a Native SSO sign-in with a device
     // secret, an ID token issued as N_A, and an access token wrongly issued as N_A.
     for (name, text) in exchangeSeeds { corpus.add(name, text.utf8, for: .tokenExchangeResponse) }
+    for (name, text) in familyRecordSeeds { corpus.add(name, text.utf8, for: .familyRecord) }
   }
 
   /// The token exchange seeds, also checked in under Fuzz/Corpus/FuzzTokenExchangeResponse.
@@ -68,6 +69,18 @@ enum EdgeSeeds {
     (
       "exchange-access-token-n-a",
       #"{"access_token":"at-0123456789abcdef01234567","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"N_A"}"#
+    ),
+  ]
+  /// The family record seeds, also checked in under Fuzz/Corpus/FuzzFamilyRecord: a complete record
+  /// and one with only the members every record has.
+  static let familyRecordSeeds: [(String, String)] = [
+    (
+      "family-record-complete",
+      #"{"format":1,"version":3,"family":"com.example.apps","issuer":"https://op.example","sub":"alice","sid":"sid-1","id_token":"eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg","device_secret":"DS-0123456789abcdef0123456789abcdef","family_sign_in_id":"c2lnbi1pbi1pZA","client_id":"app-1","signed_in_at":1800000000.25,"name":"Alice Example","email":"alice@example.com","picture":"https://op.example/alice.png"}"#
+    ),
+    (
+      "family-record-minimal",
+      #"{"format":1,"version":1,"family":"f","issuer":"https://op.example","sub":"bob","id_token":"e.e.s","device_secret":"d","family_sign_in_id":"i","client_id":"c","signed_in_at":0}"#
     ),
   ]
 }

@@ -47,6 +47,7 @@ enum Target: String, CaseIterable {
   case httpRequestHead = "FuzzHTTPRequestHead"
   case wwwAuthenticate = "FuzzWWWAuthenticate"
   case tokenRecord = "FuzzTokenRecord"
+  case familyRecord = "FuzzFamilyRecord"
   case dpopNonce = "FuzzDPoPNonce"
 }
 
