@@ -128,33 +128,16 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   /// - Throws: ``XidError/Code/unsupportedRecordFormat`` for a record of another format, and
   ///   ``XidError/Code/corruptRecord`` when the text is not a record at all.
   init(decoding text: String) throws {
-    guard let json = try? JSONValue(parsing: text), let members = json.objectValue else {
-      throw XidError(.corruptRecord, "the stored token record is not a JSON object")
-    }
-    guard let format = members["format"]?.int64Value else {
-      throw XidError(.corruptRecord, "the stored token record has no format number")
-    }
-    guard format == Self.currentFormat else {
-      throw XidError(
-        .unsupportedRecordFormat,
-        "the stored token record has format \(format), which this version of Xid (format \(Self.currentFormat)) cannot read; another version of the app or of an extension sharing the storage wrote it. It was left as it is: update this app or extension"
-      )
-    }
-    func string(_ name: String) throws -> String {
-      guard let value = members[name]?.stringValue else {
-        throw XidError(.corruptRecord, "the stored token record lacks \"\(name)\"")
-      }
-      return value
-    }
-    guard let version = members["version"]?.int64Value else {
-      throw XidError(.corruptRecord, "the stored token record lacks \"version\"")
-    }
-    self.version = version
-    accessToken = try string("access_token")
-    tokenType = try string("token_type")
-    issuer = try string("issuer")
-    clientId = try string("client_id")
-    account = try string("account")
+    let record = try StoredRecordMembers(
+      decoding: text, kind: "token record", format: Self.currentFormat,
+      writers: "another version of the app or of an extension sharing the storage")
+    let members = record.members
+    version = try record.int64("version")
+    accessToken = try record.string("access_token")
+    tokenType = try record.string("token_type")
+    issuer = try record.string("issuer")
+    clientId = try record.string("client_id")
+    account = try record.string("account")
     expiresAt = members["expires_at"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
     refreshToken = members["refresh_token"]?.stringValue
     sealedRefreshToken = members["sealed_refresh_token"]?.stringValue

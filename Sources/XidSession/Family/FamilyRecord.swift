@@ -123,43 +123,30 @@ struct FamilyRecord: Sendable, Hashable, CustomStringConvertible, CustomReflecta
   /// - Throws: ``XidError/Code/unsupportedRecordFormat`` for a record of another format (left as it
   ///   is), and ``XidError/Code/corruptRecord`` when the text is not a family record.
   init(decoding text: String) throws {
-    guard let members = (try? JSONValue(parsing: text))?.objectValue else {
-      throw XidError(.corruptRecord, "the stored family record is not a JSON object")
-    }
-    guard let format = members["format"]?.int64Value else {
-      throw XidError(.corruptRecord, "the stored family record has no format number")
-    }
-    guard format == Self.currentFormat else {
-      throw XidError(
-        .unsupportedRecordFormat,
-        "the stored family record has format \(format), which this version of Xid (format \(Self.currentFormat)) cannot read; another app of the family, of another version of Xid, wrote it. It was left as it is: update this app"
-      )
-    }
+    let record = try StoredRecordMembers(
+      decoding: text, kind: "family record", format: Self.currentFormat,
+      writers: "another app of the family, of another version of Xid,")
     func string(_ name: String) throws -> String {
-      guard let value = members[name]?.stringValue, !value.isEmpty else {
-        throw XidError(.corruptRecord, "the stored family record lacks \"\(name)\"")
-      }
+      let value = try record.string(name)
+      guard !value.isEmpty else { throw XidError(.corruptRecord, "the stored family record's \"\(name)\" is empty") }
       return value
     }
     func optional(_ name: String) throws -> String? {
-      guard let value = members[name], value != .null else { return nil }
+      guard let value = record.members[name], value != .null else { return nil }
       guard let string = value.stringValue else {
         throw XidError(.corruptRecord, "the stored family record's \"\(name)\" is not a string")
       }
       return string
     }
-    guard let version = members["version"]?.int64Value else {
-      throw XidError(.corruptRecord, "the stored family record lacks \"version\"")
-    }
-    guard let signedInAt = members["signed_in_at"]?.doubleValue, signedInAt.isFinite else {
+    guard let signedInAt = record.members["signed_in_at"]?.doubleValue, signedInAt.isFinite else {
       throw XidError(.corruptRecord, "the stored family record lacks \"signed_in_at\"")
     }
     self.init(
-      version: version, family: try string("family"), issuer: try string("issuer"), subject: try string("sub"),
-      sessionID: try optional("sid"), idToken: try string("id_token"), deviceSecret: try string("device_secret"),
-      familySignInID: try string("family_sign_in_id"), clientId: try string("client_id"),
-      signedInAt: Date(timeIntervalSince1970: signedInAt), name: try optional("name"), email: try optional("email"),
-      picture: try optional("picture"))
+      version: try record.int64("version"), family: try string("family"), issuer: try string("issuer"),
+      subject: try string("sub"), sessionID: try optional("sid"), idToken: try string("id_token"),
+      deviceSecret: try string("device_secret"), familySignInID: try string("family_sign_in_id"),
+      clientId: try string("client_id"), signedInAt: Date(timeIntervalSince1970: signedInAt),
+      name: try optional("name"), email: try optional("email"), picture: try optional("picture"))
   }
 
   /// Never shows the device secret or the ID token.
