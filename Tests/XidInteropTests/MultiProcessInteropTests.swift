@@ -80,8 +80,7 @@ extension GlewlwydInterop {
         let tokensThisRound = Set(reports.flatMap(\.fingerprints)).count
         #expect(tokensThisRound == 1, "round \(round): all processes share one access token")
       }
-      for worker in workers { worker.waitUntilExit() }
-      for worker in workers { #expect(worker.terminationStatus == 0) }
+      for worker in workers { #expect(try await worker.exited() == 0) }
 
       // glewlwyd issued one rotated refresh token per expiry, no more: one refresh per round.
       #expect(refreshes == Array(repeating: 1, count: Self.rounds))

@@ -42,16 +42,12 @@ struct BackgroundActivityTests {
       clock: StandingClock(now: AccountSessionTests.start), refresher: ClosureRefresher(refresher))
   }
 
-  /// Waits (generously) until `condition` holds.
-  static func eventually(_ condition: () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while await !condition() {
-      guard ContinuousClock.now < deadline else {
-        Issue.record("the condition never held")
-        return
-      }
-      try await Task.sleep(for: .milliseconds(2))
-    }
+  /// Waits (generously, counted in polls: see ``pollUntil(every:atMost:_:)``) until `condition`
+  /// holds, and records an issue when it never does.
+  static func eventually(
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: () async -> Bool
+  ) async throws {
+    if try await !pollUntil(condition) { Issue.record("the condition never held", sourceLocation: sourceLocation) }
   }
 
   @Test func aRefreshTakesItsLockInAFolderThatDoesNotExistYet() async throws {

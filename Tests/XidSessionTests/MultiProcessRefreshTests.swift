@@ -122,8 +122,7 @@ struct MultiProcessRefreshTests {
             resourceStatuses: json["resourceStatuses"]?.arrayValue?.compactMap(\.int64Value) ?? [])
         })
     }
-    for worker in workers { worker.waitUntilExit() }
-    for worker in workers { #expect(worker.terminationStatus == 0) }
+    for worker in workers { #expect(try await worker.exited() == 0) }
     return (reports, refreshes, state)
   }
 

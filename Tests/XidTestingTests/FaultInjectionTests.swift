@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import XidCore
+import XidTestSupport
 import XidTesting
 
 struct FaultInjectionTests {
@@ -124,13 +125,9 @@ struct FaultInjectionTests {
     _ = try await client.metadata()
   }
 
-  /// Waits (generously, in real time) until `condition` holds.
+  /// Waits (generously, counted in polls: see ``pollUntil(every:atMost:_:)``) until `condition` holds.
   private func eventually(_ condition: @Sendable () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while !(await condition()) {
-      guard ContinuousClock.now < deadline else { throw CancellationError() }
-      try await Task.sleep(for: .milliseconds(5))
-    }
+    guard try await pollUntil(every: .milliseconds(5), atMost: 4_000, condition) else { throw CancellationError() }
   }
 
   @Test func aTruncatedOrOversizedBodyComesAfterTheProviderCommitted() async throws {
