@@ -31,6 +31,7 @@ let package = Package(
     .executable(name: "FuzzJWK", targets: ["FuzzJWK"]),
     .executable(name: "FuzzDiscovery", targets: ["FuzzDiscovery"]),
     .executable(name: "FuzzTokenResponse", targets: ["FuzzTokenResponse"]),
+    .executable(name: "FuzzTokenExchangeResponse", targets: ["FuzzTokenExchangeResponse"]),
     .executable(name: "FuzzAuthorizationResponse", targets: ["FuzzAuthorizationResponse"]),
     .executable(name: "FuzzHTTPRequestHead", targets: ["FuzzHTTPRequestHead"]),
     .executable(name: "FuzzWWWAuthenticate", targets: ["FuzzWWWAuthenticate"]),
@@ -54,6 +55,7 @@ let package = Package(
     // builds with -enable-testing.
     fuzzTarget("FuzzDiscovery", ["XidCore"]),
     fuzzTarget("FuzzTokenResponse", ["XidCore"]),
+    fuzzTarget("FuzzTokenExchangeResponse", ["XidCore"]),
     fuzzTarget("FuzzAuthorizationResponse", ["XidCore"]),
     fuzzTarget("FuzzHTTPRequestHead", ["XidCore", "XidLoopback"]),
     fuzzTarget("FuzzWWWAuthenticate", ["XidCore"]),

@@ -5,7 +5,7 @@
 #
 #   target…      FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
 #                FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord
-#                FuzzDPoPNonce (the default: all of them)
+#                FuzzDPoPNonce FuzzTokenExchangeResponse (the default: all of them)
 #   --seconds N  fuzz each target for N seconds (default 60), with a random seed
 #   --smoke      what CI runs: the checked-in corpus replayed, then a fixed number of inputs per
 #                target (about 10 s each here) from -seed=1, with deterministic hashing and a fresh
@@ -29,7 +29,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$root/Fuzz"
 all_targets=(FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
-  FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzDPoPNonce)
+  FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzDPoPNonce
+  FuzzTokenExchangeResponse)
 
 # Inputs per target in --smoke: about 10 s each on the project's 2-core machine when it is quiet, so
 # that CI's whole smoke (build included) stays near 3 to 4 minutes. Measured with the checked-in corpus and
@@ -47,6 +48,7 @@ smoke_runs() {
     FuzzWWWAuthenticate) echo 170000 ;;
     FuzzTokenRecord) echo 140000 ;;
     FuzzDPoPNonce) echo 70000 ;;
+    FuzzTokenExchangeResponse) echo 200000 ;;
     *) echo 20000 ;;
   esac
 }

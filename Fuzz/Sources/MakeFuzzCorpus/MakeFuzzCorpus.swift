@@ -47,6 +47,7 @@ enum Target: String, CaseIterable {
   case wwwAuthenticate = "FuzzWWWAuthenticate"
   case tokenRecord = "FuzzTokenRecord"
   case dpopNonce = "FuzzDPoPNonce"
+  case tokenExchangeResponse = "FuzzTokenExchangeResponse"
 }
 
 /// The seeds of every target, written to disk at the end.
