@@ -120,7 +120,9 @@ extension SessionEngine {
   func storageDidChange() async {
     let record: TokenRecord?
     do {
-      record = try await account.reloadFromStorage()
+      // Read, kept and compared in one step of the account's actor: two signals handled at once
+      // never report their reads out of order.
+      record = try await account.reloadFromStorage(reporting: eventHub)
     } catch {
       configuration.parts.logger.log(
         .debug, category: "events",
@@ -128,17 +130,19 @@ extension SessionEngine {
       )
       return
     }
-    // The family check (issue 21, app family) runs here, with the record just read.
-    eventHub.learn(record.map(RecordMark.init))
+    // The family check (issue 21, app family) goes here, with the record just read (`record`).
+    _ = record
   }
 }
 
 extension AccountSession {
-  /// Reads the record from storage (never the in-memory copy) and keeps it in memory, unless
-  /// refreshed tokens of this process still wait to be saved (they are newer than storage).
-  func reloadFromStorage() throws -> TokenRecord? {
+  /// Reads the record from storage (never the in-memory copy), keeps it in memory (unless refreshed
+  /// tokens of this process still wait to be saved: they are newer than storage) and tells `events`,
+  /// with no suspension in between.
+  func reloadFromStorage(reporting events: SessionEventHub) throws -> TokenRecord? {
     let record = try records.read().record
     if unsaved == nil { cached.set(record) }
+    events.learn(record.map(RecordMark.init))
     return record
   }
 }
