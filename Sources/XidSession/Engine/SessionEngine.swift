@@ -86,7 +86,6 @@ public actor SessionEngine {
       lockTimeout: policy.refreshLockTimeout, activity: parts.backgroundActivity,
       expiryLeeway: policy.expiryLeeway.timeInterval, logger: parts.logger, clock: parts.clock,
       refresher: TokenRefresher(client: client, signer: signer), sealer: presence.vault)
-    eventHub.attach(self)
   }
 
   private var logger: any XidLogger { configuration.parts.logger }
