@@ -140,7 +140,7 @@ let package = Package(
     ),
     // A process of the multi-process refresh test, spawned by XidSessionTests.
     .executableTarget(
-      name: "XidRefreshWorker", dependencies: ["Xid", "XidTestSupport"], path: "Tests/XidRefreshWorker"),
+      name: "XidRefreshWorker", dependencies: ["Xid", "XidTestSupport", "XidTesting"], path: "Tests/XidRefreshWorker"),
     .testTarget(
       name: "XidSessionTests",
       dependencies: [

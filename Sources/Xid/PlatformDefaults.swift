@@ -26,7 +26,23 @@ enum PlatformDefaults {
       completed.parts.dpopKeyFactory = parts.dpopKeyFactory ?? dpopKeyFactory()
     }
     completed.presence = presence(configuration.presence, storage: storage)
+    completed.parts.changeSignal = parts.changeSignal ?? changeSignal(storage: storage)
     return completed
+  }
+
+  /// How the processes sharing `storage` signal a change (``SessionParts/changeSignal``): a Darwin
+  /// notification named from the keychain's access group on Apple platforms, the watch of a
+  /// ``FileTokenStorage`` folder on Linux; none otherwise (storage no other process shares, or one
+  /// whose sharing Xid cannot see).
+  static func changeSignal(storage: any TokenStorageAdapter) -> (any SessionChangeSignal)? {
+    #if canImport(Security)
+      if let keychain = storage as? KeychainTokenStorage,
+        let signal = DarwinChangeSignal(accessGroup: keychain.accessGroup)
+      {
+        return signal
+      }
+    #endif
+    return (storage as? FileTokenStorage)?.changeSignal
   }
 
   /// ``URLSessionTransport`` everywhere.

@@ -212,6 +212,30 @@ public final class Xid: Sendable {
     try await engine().userInfo()
   }
 
+  // MARK: - Events
+
+  /// The changes of the session, made in this process or in another one that shares the storage
+  /// (the app, its extensions and widgets): ``SessionEvent/signedIn``, ``SessionEvent/signedOut``,
+  /// ``SessionEvent/refreshed``. Events carry no data and never a token: read the session again
+  /// (``getSession()``) when one arrives. A lost event costs nothing; the stored session is the truth.
+  ///
+  /// On Apple platforms the processes signal one another with a Darwin notification named from the
+  /// keychain access group (`"<group>.xid.session-changed"`); without an access group only this
+  /// process's changes are seen. On Linux, a watch of the ``FileTokenStorage`` folder. Each access
+  /// makes a new stream of the current configuration; several may be iterated at once. Before
+  /// ``configure(options:)`` (or with a configuration that is not valid), the stream ends at once. An app
+  /// with widgets reloads their timelines here (docs/events.md):
+  ///
+  /// ```swift
+  /// Task {
+  ///   for await _ in Xid.shared.sessionEvents { WidgetCenter.shared.reloadAllTimelines() }
+  /// }
+  /// ```
+  public var sessionEvents: AsyncStream<SessionEvent> {
+    guard let engine = try? engine() else { return AsyncStream { $0.finish() } }
+    return engine.events()
+  }
+
   // MARK: - Sign-out
 
   /// Signs the user out: the local session is deleted first, whatever the network does; then the

@@ -22,9 +22,12 @@
 //                                  secrets in them)
 //   XID_WORKER_FIRST_ROUND=N       the first round is N (a process that joins later)
 //   a file CONTROL_DIR/action-R-INDEX holding "signOut": this worker signs out 50 ms into round R
+//   XID_WORKER_ONCE=signIn|signOut  (SessionEventTests) signs in as the test provider's user (over
+//                                  loopback, no browser) or signs out, then exits 0 (1 on failure)
 import Foundation
 import Xid
 import XidTestSupport
+import XidTesting
 
 let arguments = ProcessInfo.processInfo.arguments
 let environment = ProcessInfo.processInfo.environment
@@ -55,7 +58,22 @@ let xid = try Xid(
       providerQuirks: environment["XID_WORKER_QUIRKS"] == "empty400" ? [.emptyBadRequestIsInvalidGrant] : []),
     parts: SessionParts(
       transport: transport, storage: makeStorage(state: URL(fileURLWithPath: arguments[4], isDirectory: true)),
-      clock: clock, logger: logger)))
+      clock: clock, userAgent: TestUserAgent(browser: TestBrowser(transport: transport)), logger: logger)))
+
+if let once = environment["XID_WORKER_ONCE"] {
+  do {
+    switch once {
+    case "signIn": try await xid.signIn()
+    case "signOut": try await xid.signOut()
+    default: exit(2)
+    }
+    exit(0)
+  } catch {
+    FileHandle.standardError.write(
+      Data("XID_WORKER_ONCE=\(once) failed: \((error as? XidError)?.code.rawValue ?? "error")\n".utf8))
+    exit(1)
+  }
+}
 
 func makeStorage(state: URL) throws -> any TokenStorageAdapter {
   let setting = environment["XID_WORKER_STORAGE"] ?? "files"

@@ -32,6 +32,33 @@ enum EdgeSeeds {
       corpus.add("edge-header-\(name)", token.utf8, for: .jws)
     }
 
+    // RFC 8693 §2.2.1 answers: an access token, an ID token (N_A) and Native SSO's with a new
+    // device secret; the refusals next to them (no issued_token_type, an access token with N_A).
+    let exchanges: [(String, String)] = [
+      (
+        "access-token",
+        #"{"access_token":"eyJhbGciOiJFUzI1NiJ9.e30.sig-of-exchanged-access-token","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"Bearer","expires_in":300,"scope":"api"}"#
+      ),
+      (
+        "native-sso",
+        #"{"access_token":"an-access-token-of-the-sibling-app-0123456789","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"DPoP","expires_in":3600,"refresh_token":"a-refresh-token-of-the-sibling-0123456789","id_token":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln","device_secret":"a-rotated-device-secret-0123456789"}"#
+      ),
+      (
+        "id-token-n-a",
+        #"{"access_token":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln","issued_token_type":"urn:ietf:params:oauth:token-type:id_token","token_type":"N_A"}"#
+      ),
+      ("no-issued-type", #"{"access_token":"a","token_type":"Bearer"}"#),
+      (
+        "access-token-n-a",
+        #"{"access_token":"a","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"N_A"}"#
+      ),
+      (
+        "expires-in-huge",
+        #"{"access_token":"a","issued_token_type":"urn:x-oath:params:oauth:token-type:device-secret","token_type":"n_a","expires_in":1e300}"#
+      ),
+    ]
+    for (name, text) in exchanges { corpus.add("exchange-\(name)", text.utf8, for: .tokenExchangeResponse) }
+
     // Inputs that once stopped the process, kept as seeds (each also has a regression test).
     let regressions: [(String, String, Target)] = [
       // TokenResponseExpiryTests
@@ -46,31 +73,9 @@ enum EdgeSeeds {
     ]
     for (name, text, target) in regressions { corpus.add(name, text.utf8, for: target) }
 
-    // Token exchange answers (RFC 8693 §2.2.1): an access token, a Native SSO sign-in with a device
-    // secret, an ID token issued as N_A, and an access token wrongly issued as N_A.
-    for (name, text) in exchangeSeeds { corpus.add(name, text.utf8, for: .tokenExchangeResponse) }
     for (name, text) in familyRecordSeeds { corpus.add(name, text.utf8, for: .familyRecord) }
   }
 
-  /// The token exchange seeds, also checked in under Fuzz/Corpus/FuzzTokenExchangeResponse.
-  static let exchangeSeeds: [(String, String)] = [
-    (
-      "exchange-access-token",
-      #"{"access_token":"eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"Bearer","expires_in":300,"scope":"read"}"#
-    ),
-    (
-      "exchange-native-sso",
-      #"{"access_token":"at-sibling-0123456789abcdef","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"DPoP","expires_in":3600,"refresh_token":"rt-sibling-0123456789abcdef","id_token":"eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln","device_secret":"ds-0123456789abcdef0123456789","scope":"openid profile"}"#
-    ),
-    (
-      "exchange-id-token-n-a",
-      #"{"access_token":"eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln","issued_token_type":"urn:ietf:params:oauth:token-type:id_token","token_type":"N_A"}"#
-    ),
-    (
-      "exchange-access-token-n-a",
-      #"{"access_token":"at-0123456789abcdef01234567","issued_token_type":"urn:ietf:params:oauth:token-type:access_token","token_type":"N_A"}"#
-    ),
-  ]
   /// The family record seeds, also checked in under Fuzz/Corpus/FuzzFamilyRecord: a complete record
   /// and one with only the members every record has.
   static let familyRecordSeeds: [(String, String)] = [

@@ -30,6 +30,13 @@ public struct SessionParts: Sendable {
   public var dpopKeyFactory: (any DPoPKeyFactory)?
   /// Where Xid's log messages go.
   public var logger: any XidLogger
+  /// How the processes sharing the storage tell one another that the session changed, for
+  /// `SessionEngine.events()`. `nil` uses the platform's: the `Xid` module fills in a Darwin
+  /// notification named from the keychain access group on Apple platforms, and
+  /// ``FileTokenStorage/changeSignal`` (an inotify watch of its folder) on Linux; the engine uses
+  /// the latter for a ``FileTokenStorage`` too. Otherwise none: events then report this process's
+  /// changes only. Set it after ``init(transport:storage:clock:userAgent:backgroundActivity:dpopKeyFactory:logger:)``.
+  public var changeSignal: (any SessionChangeSignal)?
 
   /// Creates the parts; each one left out is the platform's (or, for the clock and logger, the
   /// system's).
@@ -56,5 +63,6 @@ public struct SessionParts: Sendable {
     self.backgroundActivity = backgroundActivity
     self.dpopKeyFactory = dpopKeyFactory
     self.logger = logger
+    self.changeSignal = nil
   }
 }

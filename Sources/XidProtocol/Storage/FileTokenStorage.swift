@@ -50,6 +50,17 @@ public struct FileTokenStorage: TokenStorageAdapter {
   /// Where the cross-process refresh lock lives: this directory.
   public var refreshLockDirectory: URL? { directory }
 
+  /// How the processes sharing this directory learn of one another's changes: on Linux a
+  /// ``FolderChangeSignal`` (an inotify watch of the directory); elsewhere none
+  /// (``NoChangeSignal``), and events then report this process's changes only.
+  public var changeSignal: any SessionChangeSignal {
+    #if os(Linux)
+      FolderChangeSignal(directory: directory)
+    #else
+      NoChangeSignal()
+    #endif
+  }
+
   public func save(key: String, value: String) throws {
     let path = self.path(for: key)
     let temporary = directoryPath + "/" + Self.temporaryFileName(forKey: key, pid: getpid())

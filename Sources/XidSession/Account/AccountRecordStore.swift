@@ -41,6 +41,9 @@ struct AccountRecordStore: Sendable {
   /// The key used when another configuration's record occupies ``primaryKey``.
   let overflowKey: String
   private let logger: any XidLogger
+  /// Called after each write of this configuration's record (a save or a deletion) reached the
+  /// storage: the engine posts its change signal there (see `SessionEngine.events()`).
+  var didWrite: (@Sendable () -> Void)? = nil
 
   init(storage: any TokenStorageAdapter, owner: RecordOwner, logger: any XidLogger) {
     self.storage = storage
@@ -101,6 +104,7 @@ struct AccountRecordStore: Sendable {
         break
       }
     }
+    didWrite?()
     return deleted
   }
 
@@ -116,12 +120,14 @@ struct AccountRecordStore: Sendable {
       )
     }
     try storage.save(key: key, value: record.encoded())
+    didWrite?()
   }
 
   /// Deletes the record under `key` (from ``read()``, where this configuration's record was found).
   func delete(at key: String?) throws {
     guard let key else { return }
     try storage.delete(key: key)
+    didWrite?()
   }
 
   private enum Content {

@@ -29,6 +29,8 @@ public actor SessionEngine {
   /// The DPoP key of a record's tokens, readied with the user's presence.
   let signer: SessionSigner
   private var signInInProgress = false
+  /// The subscribers of ``events()`` and the change signal they observe.
+  let eventHub: SessionEventHub
 
   /// Creates the engine for `configuration`, keeping its state in the configuration's storage
   /// (``SessionParts/storage``). Nothing is read or sent until a method needs it.
@@ -68,7 +70,12 @@ public actor SessionEngine {
     // the pending sign-ins take it. A dot file, so that storage listings never take it for a key.
     let lock = storage.refreshLockDirectory.map { FileLock(directory: $0, name: "." + key + ".lock") }
     let owner = RecordOwner(issuer: identity.issuerIdentifier, clientId: identity.clientId, account: identity.account)
-    let records = AccountRecordStore(storage: storage, owner: owner, logger: parts.logger)
+    var records = AccountRecordStore(storage: storage, owner: owner, logger: parts.logger)
+    // Every write of the record posts the change signal (see `events()`).
+    let eventHub = SessionEventHub(
+      signal: parts.changeSignal ?? (storage as? FileTokenStorage)?.changeSignal ?? NoChangeSignal())
+    records.didWrite = { [eventHub] in eventHub.didWrite() }
+    self.eventHub = eventHub
     self.pending = PendingAuthorizationStore(
       storage: storage, accountKey: key,
       lock: AccountLock(

@@ -46,6 +46,7 @@ public final class AccountModel: ObservableObject {
       phase = .unavailable("Xid is not configured: \(Self.text(of: error))")
       return
     }
+    followSessionEvents()
     guard !observingLock, let states = try? Xid.shared.lockStates() else {
       await reload()
       return
