@@ -248,9 +248,47 @@ public final class Xid: Sendable {
   ///   when it matters.
   @discardableResult
   public func signOut(callEndSession: Bool = false) async throws -> SignOutResult {
+    try await signOut(callEndSession: callEndSession, scope: .thisApp)
+  }
+
+  /// Signs the user out of this app alone (``SignOutScope/thisApp``), or of the whole app family
+  /// (``SignOutScope/family``): then the family's record is deleted first, so that no app of the
+  /// family can sign in from it again, its device secret is revoked (best effort,
+  /// ``SignOutResult/deviceSecretRevocation``), and every other app of the family ends its session
+  /// at its next refresh, launch or session event. Otherwise as ``signOut(callEndSession:)``.
+  @discardableResult
+  public func signOut(callEndSession: Bool = false, scope: SignOutScope) async throws -> SignOutResult {
     let engine = try engine()
     let agent = callEndSession ? try userAgent(nil) : nil
-    return try await engine.signOut(callEndSession: callEndSession, userAgent: agent)
+    return try await engine.signOut(callEndSession: callEndSession, userAgent: agent, scope: scope)
+  }
+
+  // MARK: - App family
+
+  /// The users signed in to the app family (``ClientIdentity/family``) at this provider, with their
+  /// display claims and never a token, for a "Continue as …" choice. Reads storage, never the
+  /// network.
+  ///
+  /// ```swift
+  /// if let alice = try await Xid.shared.familyAccounts().first {
+  ///   try await Xid.shared.signIn(from: alice)  // no browser
+  /// }
+  /// ```
+  public func familyAccounts() async throws -> [FamilyAccount] {
+    try engine().familyAccounts()
+  }
+
+  /// Signs this app in from the family's session with no browser (OpenID Connect Native SSO, an
+  /// RFC 8693 token exchange with this app's own client identifier).
+  ///
+  /// - Parameters:
+  ///   - account: one of ``familyAccounts()``.
+  ///   - scopes: this app's scopes; `nil` for the configured ones.
+  /// - Throws: ``XidError/Code/sessionExpired`` when the family's session is gone: sign in with
+  ///   ``signIn(options:)`` then.
+  @discardableResult
+  public func signIn(from account: FamilyAccount, scopes: [String]? = nil) async throws -> XidSession {
+    try await engine().signIn(from: account, scopes: scopes)
   }
 
   // MARK: - Authorized requests

@@ -23,6 +23,10 @@ final class FlakyStorage: TokenStorageAdapter, @unchecked Sendable {
   /// unlocked device, read while it is locked).
   func failNextLoads(_ count: Int) { loadFailures.set(count) }
 
+  /// Makes every load of a key with `prefix` fail with `storageLocked`, from now on.
+  func failLoads(ofKeysWithPrefix prefix: String) { lockedPrefix.set(prefix) }
+  private let lockedPrefix = LockedValue<String?>(nil)
+
   /// Every value saved so far.
   var savedValues: [String] { saved.get() }
 
@@ -49,7 +53,9 @@ final class FlakyStorage: TokenStorageAdapter, @unchecked Sendable {
       count -= 1
       return true
     }
-    if fail { throw XidError(.storageLocked, "the test storage is locked") }
+    if fail || lockedPrefix.get().map(key.hasPrefix) == true {
+      throw XidError(.storageLocked, "the test storage is locked")
+    }
     return try inner.load(key: key)
   }
   func delete(key: String) throws { try inner.delete(key: key) }

@@ -17,19 +17,19 @@ import Foundation
 ///
 /// Package-internal until the family's sign-in, sign-out and events that it configures are complete
 /// (the family record, `FamilyRecord` in XidSession, is their first part).
-package struct AppFamily: Sendable, Hashable, CustomStringConvertible {
+public struct AppFamily: Sendable, Hashable, CustomStringConvertible {
   /// The scope that asks the provider for a device secret (draft 07 §3.1).
-  package static let deviceSSOScope = "device_sso"
+  public static let deviceSSOScope = "device_sso"
 
   /// The family's name, the same in every app of the family: it names the family's records and
   /// their lock. Reverse-DNS style, for example `com.example.apps`.
-  package var name: String
+  public var name: String
 
   /// Creates a family named `name`.
-  package init(name: String) { self.name = name }
+  public init(name: String) { self.name = name }
 
   /// `AppFamily(name)`.
-  package var description: String { "AppFamily(\(name))" }
+  public var description: String { "AppFamily(\(name))" }
 
   /// Checks the name: 1 to 128 characters of ASCII letters, digits, `.`, `-` and `_`, since it is part
   /// of storage keys and lock file names.

@@ -24,8 +24,13 @@ public struct ClientIdentity: Sendable, Hashable {
   /// How the client authenticates at the token endpoint; public clients (apps) use `.none`.
   public var clientAuthentication: ClientAuthentication
   /// The app family this client belongs to, for one sign-in shared by a developer's apps (OpenID
-  /// Connect Native SSO); `nil` for an app on its own.
-  package var family: AppFamily? = nil
+  /// Connect Native SSO for Mobile Apps 1.0); `nil` (the default) for an app on its own.
+  ///
+  /// Set, a sign-in with the browser or a device code also asks for the `device_sso` scope and
+  /// keeps the family's record (the ID token and device secret issued together), from which the
+  /// family's other apps, each with its own client identifier, sign in with no browser
+  /// (`SessionEngine.signIn(from:scopes:)`). Every app of the family gives the same name.
+  public var family: AppFamily? = nil
 
   /// Creates the client's identity.
   ///
@@ -54,11 +59,19 @@ public struct ClientIdentity: Sendable, Hashable {
   /// equal exactly.
   public var issuerIdentifier: String { issuer.absoluteString }
 
-  /// The scopes to request: `openid` first, then ``scopes`` without duplicates.
-  public var requestedScopes: [String] { Self.withOpenID(scopes) }
+  /// The scopes to request: `openid` first, then ``scopes`` without duplicates, and `device_sso`
+  /// for a member of an app ``family``.
+  public var requestedScopes: [String] { requestedScopes(nil) }
+
+  /// The scopes a sign-in requests: `openid` first, then `scopes` (``scopes`` when `nil`) without
+  /// duplicates, and `device_sso` for a member of an app ``family``.
+  package func requestedScopes(_ scopes: [String]?) -> [String] {
+    let scopes = scopes ?? self.scopes
+    return Self.withOpenID(family == nil ? scopes : scopes + [AppFamily.deviceSSOScope])
+  }
 
   /// `openid` followed by `scopes`, each once, in order.
-  static func withOpenID(_ scopes: [String]) -> [String] {
+  package static func withOpenID(_ scopes: [String]) -> [String] {
     var seen: Set<String> = ["openid"]
     return ["openid"] + scopes.filter { !$0.isEmpty && seen.insert($0).inserted }
   }

@@ -262,6 +262,14 @@ actor AccountSession {
     return late ?? removed
   }
 
+  /// Deletes this configuration's record as ``remove()`` does, when the stored one is still the
+  /// sign-in `signInID` (read and deleted with no suspension in between); `nil` when another
+  /// sign-in, or none, is there.
+  func remove(ifSignInID signInID: String?) async throws -> TokenRecord? {
+    guard let current = try records.read().record, current.signInID == signInID else { return nil }
+    return try await remove()
+  }
+
   /// Runs `check` once the account's lock is free, after a sign-in's or a sign-out's write made
   /// without it: a refresh in another process that compared the record just before that write may
   /// have written just after it, and it has released the lock once its writes are done. Waits at

@@ -42,6 +42,14 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   /// The RFC 7638 thumbprint of the DPoP key the tokens are bound to (`dpop_jkt`), for a DPoP-bound
   /// session; the key itself is stored under its own key (see `DPoPKeyStore`).
   var dpopKeyThumbprint: String?
+  /// The storage key of the app family's record this session belongs to (``ClientIdentity/family``),
+  /// or `nil`; optional members, so the format stays the same.
+  var familyKey: String? = nil
+  /// The family sign-in ID of that family record: a family record that is gone, or holds another
+  /// ID, means the family signed out, and this session ends.
+  var familySignInID: String? = nil
+  /// Whether this session was made from the family's by a token exchange (a sibling app's sign-in).
+  var fromFamilyExchange = false
 
   /// The storage key of an account's record: derived from issuer, client and account, and safe as a
   /// file name.
@@ -120,6 +128,9 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     if let pinnedIssuer { members["pinned_iss"] = .string(pinnedIssuer) }
     if let pinnedSubject { members["pinned_sub"] = .string(pinnedSubject) }
     if let dpopKeyThumbprint { members["dpop_jkt"] = .string(dpopKeyThumbprint) }
+    if let familyKey { members["family_key"] = .string(familyKey) }
+    if let familySignInID { members["family_sign_in_id"] = .string(familySignInID) }
+    if fromFamilyExchange { members["from_family_exchange"] = .bool(true) }
     return JSONValue.object(members).serialized()
   }
 
@@ -148,6 +159,9 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     pinnedIssuer = members["pinned_iss"]?.stringValue
     pinnedSubject = members["pinned_sub"]?.stringValue
     dpopKeyThumbprint = members["dpop_jkt"]?.stringValue
+    familyKey = members["family_key"]?.stringValue
+    familySignInID = members["family_sign_in_id"]?.stringValue
+    fromFamilyExchange = members["from_family_exchange"]?.boolValue ?? false
   }
 
   init(

@@ -120,7 +120,13 @@ extension SessionEngine {
         guard let slot = try? account.records.read() else { return nil }
         return .some(slot.record.map(RecordMark.init))
       },
-      reload: { hub in await Self.storageDidChange(account: account, hub: hub, logger: logger) })
+      reload: { [family = familyStore() == nil ? nil : self] hub in
+        await Self.storageDidChange(account: account, hub: hub, logger: logger)
+        // An event is where a sibling app learns that its family signed out; ending its session
+        // deletes the record, whose write makes the `signedOut` event. (The engine is held only while
+        // someone subscribes, as the hub's note says, and only in an app family.)
+        try? await family?.checkFamilyLink()
+      })
   }
 
   /// Reads the record again as a change signal would make it (for tests).

@@ -187,6 +187,8 @@ extension XidSession {
     issuer = record.issuer
     account = record.account
     dpopBinding = nil
+    familyAccountID = record.familyKey
+    signedInFromFamily = record.fromFamilyExchange
     isLocked = true
   }
 }

@@ -23,7 +23,7 @@ public actor SessionEngine {
   let dpopNonces: DPoPNonceCache
   let transport: any HTTPTransport
   private let pending: PendingAuthorizationStore
-  private let storage: any TokenStorageAdapter
+  let storage: any TokenStorageAdapter
   /// The session lock and the refresh token's protection (``XidConfiguration/presence``).
   let presence: PresenceCoordinator
   /// The DPoP key of a record's tokens, readied with the user's presence.
@@ -206,10 +206,16 @@ public actor SessionEngine {
       scopes: tokens.scope ?? requested, issuer: identity.issuerIdentifier, clientId: identity.clientId,
       account: identity.account, signInID: try TokenRecord.newSignInID(), pinnedIssuer: idToken?.issuer,
       pinnedSubject: idToken?.subject, dpopKeyThumbprint: key?.thumbprint)
-    try await store(record)
+    let stored: TokenRecord
+    if let family = identity.family {
+      stored = try await familySignedIn(record, tokens: tokens, idToken: idToken, family: family)
+    } else {
+      try await store(record)
+      stored = record
+    }
     presence.didSignIn()
-    logger.log(.info, category: "sign-in", "signed in" + flow)
-    return try XidSession(record: record, dpopBinding: binding(of: record))
+    logger.log(.info, category: "sign-in", "signed in" + flow + (identity.family == nil ? "" : " to the app family"))
+    return try XidSession(record: stored, dpopBinding: binding(of: stored))
   }
 
   /// Signs in with the device authorization grant (RFC 8628): `show` gets the code to display, then
@@ -244,6 +250,8 @@ public actor SessionEngine {
   ///
   /// - Throws: ``XidError/Code/storageLocked`` while the device is locked (the user is still signed in).
   public func session() async throws -> XidSession? {
+    // A launch is where a sibling app learns that its family signed out.
+    try await checkFamilyLink()
     guard let record = try await account.record() else { return nil }
     guard presence.lockIsOpen else { return try XidSession(lockedSessionOf: record) }
     return try XidSession(record: record, dpopBinding: binding(of: record))
@@ -267,11 +275,21 @@ public actor SessionEngine {
   /// refresh token is revoked (best effort) and, with `callEndSession`, the provider's end-session
   /// page is opened with `userAgent`.
   ///
+  /// With `scope` ``SignOutScope/family``, for a member of an app family, the family's record is
+  /// deleted before anything else (no app of the family can sign in from it again), its device
+  /// secret is revoked after the refresh token (``SignOutResult/deviceSecretRevocation``), and the
+  /// family's other apps end their sessions at their next refresh, launch or session event.
+  ///
   /// - Returns: what became of the refresh token at the provider (``SignOutResult/revocation``).
   /// - Throws: what deleting the local session throws, and, with `callEndSession`, what opening the
   ///   end-session page throws (the session is deleted and the revocation done by then).
   @discardableResult
-  public func signOut(callEndSession: Bool, userAgent: (any AuthorizationUserAgent)?) async throws -> SignOutResult {
+  public func signOut(
+    callEndSession: Bool, userAgent: (any AuthorizationUserAgent)?, scope: SignOutScope = .thisApp
+  ) async throws -> SignOutResult {
+    // A family sign-out removes the family's record first, under the family's lock (taken before the
+    // account's), so that no app of the family can sign in from it again.
+    let deviceSecret = scope == .family ? try await removeFamilyRecord(of: try? await account.record()) : nil
     // Local state goes first, whatever the network does afterwards. A record of a format this version
     // cannot read is removed all the same; nothing of it can be revoked.
     let record = try await account.remove()
@@ -285,7 +303,9 @@ public actor SessionEngine {
     let revocable = await account.revocableRefreshToken(of: record)
     await presence.didSignOut(logger: logger)
     logger.log(.info, category: "sign-out", "signed out locally")
-    guard let record else { return SignOutResult(revocation: nil) }
+    guard let record else {
+      return SignOutResult(revocation: nil, deviceSecretRevocation: await revokeDeviceSecret(deviceSecret))
+    }
     let revocation: RevocationOutcome
     if !keyNeedsTheUser, let refreshToken = revocable {
       revocation = await client.revokeBestEffort(
@@ -297,7 +317,7 @@ public actor SessionEngine {
       logger.log(.info, category: "sign-out", "the refresh token is not revoked: \(reason)")
       revocation = .notRevocable(reason)
     }
-    let result = SignOutResult(revocation: revocation)
+    let result = SignOutResult(revocation: revocation, deviceSecretRevocation: await revokeDeviceSecret(deviceSecret))
     guard callEndSession else { return result }
     let idToken = record.idToken.flatMap { try? IDToken(restoring: $0) }
     let url = try await client.endSessionURL(idTokenHint: idToken)
@@ -371,6 +391,8 @@ public actor SessionEngine {
 
   private nonisolated func validRecordFromTheActor(forceRefresh: Bool) async throws -> TokenRecord {
     try await requireOpenLock(for: "an access token")
+    // Where a sibling app learns that its family signed out (never the fast path above).
+    try await checkFamilyLink()
     // One call: a refresh opens the sealed refresh token and signs its proof with one prompt.
     let record = try await PresenceScope.run { try await account.validRecord(force: forceRefresh) }
     try signer.requireBinding(of: record)

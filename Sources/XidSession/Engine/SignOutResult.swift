@@ -14,9 +14,14 @@ public struct SignOutResult: Sendable, Hashable, CustomStringConvertible {
   /// or the stored session was in a format this version cannot read (it is deleted all the same).
   public let revocation: RevocationOutcome?
 
+  /// What became of the app family's device secret at the provider, for a
+  /// ``SignOutScope/family`` sign-out that found the family's record; `nil` otherwise.
+  public let deviceSecretRevocation: RevocationOutcome?
+
   /// Creates a result.
-  public init(revocation: RevocationOutcome?) {
+  public init(revocation: RevocationOutcome?, deviceSecretRevocation: RevocationOutcome? = nil) {
     self.revocation = revocation
+    self.deviceSecretRevocation = deviceSecretRevocation
   }
 
   /// Whether a session was signed out (one that this version could read).
@@ -24,6 +29,17 @@ public struct SignOutResult: Sendable, Hashable, CustomStringConvertible {
 
   /// `SignOutResult(revocation: …)`, or `SignOutResult(nobody was signed in)`; never a token.
   public var description: String {
-    "SignOutResult(\(revocation.map { "revocation: \($0)" } ?? "nobody was signed in"))"
+    let deviceSecret = deviceSecretRevocation.map { ", device secret: \($0)" } ?? ""
+    return "SignOutResult(\(revocation.map { "revocation: \($0)" } ?? "nobody was signed in")\(deviceSecret))"
   }
+}
+
+/// Whom a sign-out signs out, for an app of an app family (``ClientIdentity/family``).
+public enum SignOutScope: Sendable, Hashable {
+  /// This app alone: the family's other apps stay signed in, and can sign this one in again.
+  case thisApp
+  /// The whole family: the family's record goes first (no app can sign in from it again), its
+  /// device secret is revoked, and every other app of the family ends its session at its next
+  /// refresh, launch or session event.
+  case family
 }

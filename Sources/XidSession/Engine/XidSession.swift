@@ -21,6 +21,12 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
   /// How the tokens are bound to this device's key (DPoP, RFC 9449): the key's thumbprint, and
   /// whether it is hardware-backed. `nil` for Bearer tokens.
   public let dpopBinding: DPoPBinding?
+  /// The ``FamilyAccount/id`` of the app family's record this session belongs to; `nil` for a
+  /// session outside an app family.
+  public let familyAccountID: String?
+  /// Whether this session was made from the family's session by a token exchange
+  /// (``SessionEngine/signIn(from:scopes:)``), not by the user signing in to this app.
+  public let signedInFromFamily: Bool
 
   init(record: TokenRecord, dpopBinding: DPoPBinding? = nil) throws {
     let claims: JWTClaims
@@ -35,6 +41,8 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
     self.accessTokenExpiresAt = record.expiresAt
     self.issuer = record.issuer
     self.account = record.account
+    self.familyAccountID = record.familyKey
+    self.signedInFromFamily = record.fromFamilyExchange
     self.dpopBinding =
       dpopBinding ?? record.dpopKeyThumbprint.map { DPoPBinding(keyThumbprint: $0, isHardwareBacked: false) }
   }

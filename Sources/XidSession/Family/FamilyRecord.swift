@@ -52,6 +52,10 @@ struct FamilyRecord: Sendable, Hashable, CustomStringConvertible, CustomReflecta
     return keyPrefix + String(repeating: "0", count: 16 - hex.count) + hex
   }
 
+  /// The storage key of `family`'s index, which lists its records' keys (a storage cannot list
+  /// its keys). Not under ``keyPrefix``, so no index is ever read as a record.
+  static func indexKey(family: String) -> String { "xid.family-index." + family }
+
   /// This record's storage key.
   var storageKey: String { Self.storageKey(family: family, issuer: issuer, subject: subject) }
 

@@ -49,7 +49,7 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
     if let maxAge = options.maxAge, maxAge < .zero {
       throw XidError(.invalidConfiguration, "max_age must not be negative")
     }
-    let scopes = ClientIdentity.withOpenID(options.scopes ?? configuration.identity.scopes)
+    let scopes = configuration.identity.requestedScopes(options.scopes)
     try configuration.checkRequestScope(
       scopes.joined(separator: " "), of: "the authorization request",
       from: options.scopes == nil ? "XidConfiguration.identity.scopes" : "SignInOptions.scopes")

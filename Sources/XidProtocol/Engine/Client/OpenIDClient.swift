@@ -445,7 +445,7 @@ public actor OpenIDClient {
   ///   ``XidError/Code/invalidConfiguration`` before any request for a scope that asks for
   ///   `offline_access` without DPoP.
   public func startDeviceAuthorization(scopes: [String]? = nil) async throws -> DeviceAuthorization {
-    let requested = ClientIdentity.withOpenID(scopes ?? configuration.identity.scopes)
+    let requested = configuration.identity.requestedScopes(scopes)
     try configuration.checkRequestScope(
       requested.joined(separator: " "), of: "the device authorization request",
       from: scopes == nil
