@@ -37,6 +37,12 @@ public struct SessionParts: Sendable {
   /// the latter for a ``FileTokenStorage`` too. Otherwise none: events then report this process's
   /// changes only. Set it after ``init(transport:storage:clock:userAgent:backgroundActivity:dpopKeyFactory:logger:)``.
   public var changeSignal: (any SessionChangeSignal)?
+  /// Where an app family's records are kept (``ClientIdentity/family``): a storage every app of
+  /// the family reads, such as a keychain storage in the family's shared access group
+  /// (`ThisDeviceOnly`), whose `refreshLockDirectory` (in the family's App Group) holds the family's
+  /// lock. `nil` uses ``storage``: then the apps of the family share that one. Set it after
+  /// ``init(transport:storage:clock:userAgent:backgroundActivity:dpopKeyFactory:logger:)``.
+  public var familyStorage: (any TokenStorageAdapter)?
 
   /// Creates the parts; each one left out is the platform's (or, for the clock and logger, the
   /// system's).
@@ -64,5 +70,6 @@ public struct SessionParts: Sendable {
     self.dpopKeyFactory = dpopKeyFactory
     self.logger = logger
     self.changeSignal = nil
+    self.familyStorage = nil
   }
 }

@@ -23,7 +23,8 @@ extension SessionEngine {
   nonisolated func familyStore() -> FamilyStore? {
     guard let family = configuration.identity.family else { return nil }
     return FamilyStore(
-      storage: storage, family: family, lockTimeout: configuration.policy.refreshLockTimeout,
+      storage: configuration.parts.familyStorage ?? storage, family: family,
+      lockTimeout: configuration.policy.refreshLockTimeout,
       clock: configuration.parts.clock, logger: configuration.parts.logger)
   }
 

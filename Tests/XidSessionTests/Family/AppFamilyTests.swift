@@ -36,7 +36,8 @@ struct AppFamilyTests {
 
     /// The engine of `app`, a member of the family unless `family` is `nil`.
     func engine(
-      _ app: TestClient, family: AppFamily? = AppFamilyTests.family, storage: (any TokenStorageAdapter)? = nil
+      _ app: TestClient, family: AppFamily? = AppFamilyTests.family, storage: (any TokenStorageAdapter)? = nil,
+      familyStorage: (any TokenStorageAdapter)? = nil
     ) throws -> SessionEngine {
       var identity = ClientIdentity(
         issuer: provider.issuer, clientId: app.id, redirectUri: app.redirectURIs[0], scopes: ["profile", "email"])
@@ -45,6 +46,7 @@ struct AppFamilyTests {
         transport: provider.transport, storage: storage ?? self.storage, clock: provider.clock,
         userAgent: provider.userAgent, logger: DiscardingLogger())
       parts.changeSignal = signal
+      parts.familyStorage = familyStorage
       return try SessionEngine(
         configuration: XidConfiguration(
           identity: identity, policy: SessionPolicy(deviceSecretHashRule: .atHashRule), parts: parts))
@@ -104,6 +106,23 @@ struct AppFamilyTests {
     #expect(try IDToken(restoring: #require(record.idToken)).claims.audience == [Self.siblingApp.id])
     // From then on it refreshes as any session does.
     #expect(try await second.accessToken(forceRefresh: true) != record.accessToken)
+  }
+
+  /// Each app keeps its tokens in its own storage; the family's record is in the storage they share.
+  @Test func appsWithTheirOwnStorageShareTheFamilyThroughTheFamilyStorage() async throws {
+    let world = try World()
+    let own1 = InMemoryTokenStorage(), own2 = InMemoryTokenStorage()
+    let first = try world.engine(Self.familyApp, storage: own1, familyStorage: world.storage)
+    _ = try await first.signIn(options: SignInOptions(), userAgent: world.provider.userAgent)
+    #expect(try world.familyRecords().count == 1)
+    let second = try world.engine(Self.siblingApp, storage: own2, familyStorage: world.storage)
+    #expect(try await second.signIn(from: try #require(try second.familyAccounts().first)).signedInFromFamily)
+    #expect(
+      try world.storage.load(
+        key: TokenRecord.storageKey(
+          issuer: world.provider.issuer.absoluteString, clientId: Self.siblingApp.id, account: "default")) == nil)
+    _ = try await first.signOut(callEndSession: false, userAgent: nil, scope: .family)
+    await expectXidError(.sessionExpired) { try await second.accessToken(forceRefresh: true) }
   }
 
   @Test func aSecondSignInFromTheSameFamilySessionMakesNoSecondExchange() async throws {
