@@ -69,9 +69,10 @@ package enum XidCommandLine {
       return try await WhoamiCommand.run(json: json, profile: profile, verbose: verbose, context: context)
     case .request(let options):
       return try await RequestCommand.run(options, profile: profile, verbose: verbose, context: context)
-    case .logout(let endSession, let browser):
+    case .logout(let endSession, let browser, let family):
       return try await LogoutCommand.run(
-        endSession: endSession, browser: browser, profile: profile, verbose: verbose, context: context)
+        endSession: endSession, browser: browser, family: family, profile: profile, verbose: verbose,
+        context: context)
     }
   }
 }

@@ -51,6 +51,30 @@ struct ArgumentParserTests {
     #expect(try parse("login --dpop") == Invocation(.login(LoginOptions(dpop: true))))
   }
 
+  @Test func loginTakesTheFamilyFlags() throws {
+    #expect(try parse("login --device-sso") == Invocation(.login(LoginOptions(deviceSSO: true))))
+    #expect(
+      try parse("login --sso-from work --client-id notes --profile notes --scope openid,email")
+        == Invocation(
+          .login(LoginOptions(clientId: "notes", scopes: ["openid", "email"], ssoFrom: "work")), profile: "notes"))
+    #expect(try parse("logout --family") == Invocation(.logout(endSession: false, browser: nil, family: true)))
+    #expect(
+      try parse("logout --family --end-session")
+        == Invocation(.logout(endSession: true, browser: nil, family: true)))
+  }
+
+  @Test(arguments: [
+    (["login", "--sso-from", "work"], "give its --client-id ID"),
+    (["login", "--sso-from", "work", "--client-id", "n", "--device"], "drop --device"),
+    (["login", "--sso-from", "work", "--client-id", "n", "--browser", "open"], "drop --browser"),
+    (["login", "--sso-from", "work", "--client-id", "n", "--issuer", "https://op.example.com"], "drop --issuer"),
+    (["login", "--sso-from=", "--client-id", "n"], "--sso-from needs a profile name"),
+  ])
+  func ssoFromNeverTakesWhatOpensABrowser(arguments: [String], message: String) {
+    let error = usageError(arguments)
+    #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
+  }
+
   @Test func requestTakesMethodHeadersAndDataLikeCurl() throws {
     let invocation = try ArgumentParser.parse([
       "request", "https://api.example.com/items", "-X", "put", "-H", "Accept: application/json", "-HX-Trace:  1 ",

@@ -30,6 +30,78 @@ struct RunnerTests {
     return (await XidCommandLine.run(arguments, context: context), capture)
   }
 
+  /// Runs `arguments` in a state directory where `profiles` are saved first; `marker` is the file a
+  /// browser would create (`$BROWSER` is `touch MARKER`).
+  private func run(
+    _ arguments: [String], profiles: [String: Profile]
+  ) async throws -> (ExitCode, Capture, browserOpened: Bool) {
+    let capture = Capture()
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("xid-runner-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+    let marker = state.appendingPathComponent("browser-opened")
+    let context = CLIContext(
+      environment: ["XID_STATE_DIR": state.path, "BROWSER": "touch \(marker.path)"], console: capture.console,
+      currentDirectory: state)
+    for (name, profile) in profiles { try context.profiles.save(profile, as: ProfileName(name)) }
+    let code = await XidCommandLine.run(arguments, context: context)
+    return (code, capture, FileManager.default.fileExists(atPath: marker.path))
+  }
+
+  private static let work = Profile(
+    issuer: "http://127.0.0.1:9/", clientId: "work-app", scopes: ["openid"], redirectPort: 0)
+
+  @Test func signingInFromAProfileWithoutAFamilySessionExitsThreeAndOpensNoBrowser() async throws {
+    for profiles in [[:], ["work": Self.work]] {
+      let (code, capture, browserOpened) = try await run(
+        ["login", "--sso-from", "work", "--client-id", "notes-app", "--profile", "notes"], profiles: profiles)
+      #expect(code == .signInRequired, "\(capture.stderr)")
+      #expect(capture.stderr.contains("\"work\" has no family session"))
+      #expect(capture.stderr.contains("xid login --profile work --device-sso"))
+      #expect(!browserOpened)
+    }
+  }
+
+  @Test func signingInFromItselfIsAUsageError() async throws {
+    var work = Self.work
+    work.deviceSSO = true
+    let (code, capture, browserOpened) = try await run(
+      ["login", "--sso-from", "work", "--client-id", "other", "--profile", "work"], profiles: ["work": work])
+    #expect(code == .usage)
+    #expect(capture.stderr.contains("give another with --profile NAME"))
+    #expect(!browserOpened)
+  }
+
+  @Test func statusShowsTheProfileAProfileWasSignedInFrom() async throws {
+    var notes = Self.work
+    notes.clientId = "notes-app"
+    notes.family = "work"
+    let (code, capture, _) = try await run(["status", "--profile", "notes"], profiles: ["notes": notes])
+    #expect(code == .signInRequired)
+    #expect(capture.stdout.contains(/Family +work\n/), "\(capture.stdout)")
+    let (_, plain, _) = try await run(["status", "--profile", "work"], profiles: ["work": Self.work])
+    #expect(!plain.stdout.contains("Family"))
+  }
+
+  @Test func logoutFamilyOfAProfileWithoutAFamilySessionIsAUsageErrorThatSignsNothingOut() async throws {
+    let (code, capture, _) = try await run(["logout", "--family", "--profile", "work"], profiles: ["work": Self.work])
+    #expect(code == .usage)
+    #expect(capture.stderr.contains("has no family session"))
+  }
+
+  @Test func aFamilyProfileSurvivesASaveAndLoad() throws {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("xid-profile-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: state) }
+    let store = ProfileStore(stateDirectory: state)
+    var notes = Self.work
+    notes.family = "work"
+    notes.deviceSSO = true
+    try store.save(notes, as: ProfileName("notes"))
+    #expect(try store.load(ProfileName("notes")) == notes)
+    let text = try String(contentsOf: store.file(for: ProfileName("notes")), encoding: .utf8)
+    #expect(text.contains("\"device_sso\"") && text.contains("\"family\""))
+  }
+
   @Test func helpGoesToStandardOutputAndExitsZero() async {
     for command in CommandCatalog.commands {
       let (code, capture) = await run([command.name, "--help"])

@@ -17,14 +17,17 @@ extension ArgumentParser {
     case "token": return .token(forceRefresh: raw.flag("force-refresh"), dpopProof: try dpopProof(raw))
     case "whoami": return .whoami(json: raw.flag("json"))
     case "request": return .request(try request(raw))
-    case "logout": return .logout(endSession: raw.flag("end-session"), browser: try browser(raw, command: "logout"))
+    case "logout":
+      return .logout(
+        endSession: raw.flag("end-session"), browser: try browser(raw, command: "logout"), family: raw.flag("family"))
     default: preconditionFailure("the catalog has a command the parser does not know: \(spec.name)")
     }
   }
 
   private static func login(_ raw: RawArguments) throws -> LoginOptions {
     var options = LoginOptions(
-      device: raw.flag("device"), browser: try browser(raw, command: "login"), dpop: raw.flag("dpop"))
+      device: raw.flag("device"), browser: try browser(raw, command: "login"), dpop: raw.flag("dpop"),
+      deviceSSO: raw.flag("device-sso"))
     if let issuer = raw.value("issuer") { options.issuer = try issuerURL(issuer, command: "login") }
     if let clientId = raw.value("client-id") {
       guard !clientId.isEmpty else { throw UsageError("--client-id is empty", command: "login") }
@@ -48,11 +51,35 @@ extension ArgumentParser {
       }
       options.timeout = seconds
     }
+    if let source = raw.value("sso-from") {
+      try ssoFrom(source, options)
+      options.ssoFrom = source
+    }
     if options.device && (options.browser != nil || options.redirectPort != nil) {
       throw UsageError(
         "--device signs in without a browser or redirect: drop --browser and --redirect-port", command: "login")
     }
     return options
+  }
+
+  /// Checks `--sso-from PROFILE`: it needs `--client-id` (the other app's client) and takes nothing that
+  /// opens a browser or shows a code, since it never does either.
+  private static func ssoFrom(_ source: String, _ options: LoginOptions) throws {
+    guard !source.isEmpty else { throw UsageError("--sso-from needs a profile name", command: "login") }
+    guard options.clientId != nil else {
+      throw UsageError(
+        "--sso-from signs in as another client: give its --client-id ID", command: "login")
+    }
+    let browserOnly = [
+      ("--device", options.device), ("--browser", options.browser != nil),
+      ("--redirect-port", options.redirectPort != nil), ("--timeout", options.timeout != nil),
+      ("--issuer", options.issuer != nil),
+    ].filter(\.1).map(\.0)
+    guard browserOnly.isEmpty else {
+      throw UsageError(
+        "--sso-from signs in from the family session, with no browser and at its issuer: drop "
+          + browserOnly.joined(separator: " and "), command: "login")
+    }
   }
 
   /// An issuer or request URL: absolute, `http` or `https`, with a host.

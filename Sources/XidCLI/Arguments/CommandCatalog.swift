@@ -49,6 +49,12 @@ package enum CommandCatalog {
         "dpop",
         "Bind the tokens to a key of this machine (DPoP, RFC 9449); the APIs you call must accept Authorization: DPoP"
       ),
+      OptionSpec(
+        "device-sso",
+        "Ask for device_sso (OpenID Connect Native SSO) and keep the family session with this state, for --sso-from"),
+      OptionSpec(
+        "sso-from", value: "PROFILE",
+        "Sign in as --client-id ID from PROFILE's family session, with no browser (exits 3 when it is gone)"),
     ],
     discussion: """
       Opens the provider's sign-in page in the browser and receives the redirect on 127.0.0.1
@@ -56,11 +62,20 @@ package enum CommandCatalog {
       scopes, redirect port and --dpop are saved in the profile, so later commands, and the next login,
       need no flags. With --dpop, a stolen token is useless without this machine's key (kept with the
       tokens, mode 0600), and offline_access may be requested.
+
+      An app family (docs/app-family.md): `xid login --device-sso` also keeps the provider's device
+      secret and ID token as the family session; then `xid login --sso-from PROFILE --client-id ID
+      --profile NAME` signs NAME in as the other client ID from PROFILE's family session through token
+      exchange, with no browser. When that family session is gone it exits 3 and opens nothing: sign
+      PROFILE in again.
       """)
 
   static let status = CommandSpec(
     name: "status", summary: "Show whether you are signed in, as whom, with which scopes, until when",
-    discussion: "Reads the stored session only; never the network, never a token. Exits 3 when signed out.")
+    discussion: """
+      Reads the stored session only; never the network, never a token. Exits 3 when signed out.
+      A profile signed in with --sso-from shows the profile it came from as `family: PROFILE`.
+      """)
 
   static let token = CommandSpec(
     name: "token", summary: "Print a valid access token, refreshed when needed, for $(xid token)",
@@ -107,11 +122,16 @@ package enum CommandCatalog {
     options: [
       OptionSpec("end-session", "Also end the session at the provider, in the browser"),
       OptionSpec("browser", value: "CMD", "Run CMD with the end-session URL instead of the browser (or $BROWSER)"),
+      OptionSpec(
+        "family",
+        "End the family session too: every profile signed in from it, and revoke the device secret"),
     ],
     discussion: """
       Deletes the local session first, whatever the network does, then revokes the refresh token at the
       provider and says what became of it: revoked, not revocable (the provider has no revocation
       endpoint, for one) or failed; in the last two cases it may stay valid until it expires. The
       profile's settings stay, so `xid login` signs in again with no flags.
+      With --family, the family session of a `--device-sso` profile ends as well: its record is
+      deleted, the device secret revoked, and every profile that shares it is signed out.
       """)
 }

@@ -33,8 +33,9 @@ package enum Command: Sendable, Equatable {
   case whoami(json: Bool)
   /// `xid request URL …`.
   case request(RequestOptions)
-  /// `xid logout [--end-session] [--browser CMD]`.
-  case logout(endSession: Bool, browser: String?)
+  /// `xid logout [--end-session] [--browser CMD] [--family]`; `family` ends every profile that shares the
+  /// profile's family session.
+  case logout(endSession: Bool, browser: String?, family: Bool = false)
 }
 
 /// The options of `xid login`; `nil` means not given (the environment or the profile decides).
@@ -55,12 +56,20 @@ package struct LoginOptions: Sendable, Equatable {
   package var timeout: Int?
   /// `--dpop`: bind the tokens to a key of this machine (DPoP, RFC 9449); saved in the profile.
   package var dpop: Bool
+  /// `--device-sso`: ask for the `device_sso` scope and keep the family record with the profile's state
+  /// (OpenID Connect Native SSO); saved in the profile.
+  package var deviceSSO: Bool
+  /// `--sso-from PROFILE`: sign in as another client from that profile's family session, with no browser.
+  package var ssoFrom: String?
 
   /// Creates login options; every one is optional.
   package init(
     issuer: URL? = nil, clientId: String? = nil, scopes: [String]? = nil, redirectPort: UInt16? = nil,
-    device: Bool = false, browser: String? = nil, timeout: Int? = nil, dpop: Bool = false
+    device: Bool = false, browser: String? = nil, timeout: Int? = nil, dpop: Bool = false, deviceSSO: Bool = false,
+    ssoFrom: String? = nil
   ) {
+    self.deviceSSO = deviceSSO
+    self.ssoFrom = ssoFrom
     self.issuer = issuer
     self.clientId = clientId
     self.scopes = scopes

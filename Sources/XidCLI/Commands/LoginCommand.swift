@@ -13,6 +13,7 @@ struct LoginCommand {
   private var console: Console { context.console }
 
   func run() async throws -> ExitCode {
+    if let source = options.ssoFrom { return try await signInFromFamily(of: ProfileName(source)) }
     let settings = try resolvedSettings()
     let session: XidSession
     if options.device {
@@ -53,9 +54,32 @@ struct LoginCommand {
       throw UsageError("the first login of a profile needs --client-id ID (or $XID_CLIENT_ID)", command: "login")
     }
     let dpop = options.dpop || (saved?.usesDPoP ?? false)
+    let deviceSSO = options.deviceSSO || (saved?.usesDeviceSSO ?? false)
     return Profile(
       issuer: issuer, clientId: clientId, scopes: options.scopes ?? saved?.scopes ?? Profile.defaultScopes,
-      redirectPort: options.redirectPort ?? saved?.redirectPort ?? 0, dpop: dpop ? true : nil)
+      redirectPort: options.redirectPort ?? saved?.redirectPort ?? 0, dpop: dpop ? true : nil,
+      deviceSSO: deviceSSO ? true : nil)
+  }
+
+  // MARK: - From the family
+
+  /// `xid login --sso-from SOURCE --client-id ID`: signs this profile in as `ID` from `SOURCE`'s family
+  /// session, through token exchange; never a browser.
+  ///
+  /// - Throws: ``CommandFailure`` with exit 3 when `SOURCE` has no family session.
+  private func signInFromFamily(of source: ProfileName) async throws -> ExitCode {
+    guard source != profile else {
+      throw UsageError(
+        "--sso-from names the profile being signed in; give another with --profile NAME", command: "login")
+    }
+    guard try context.profiles.load(source)?.usesDeviceSSO == true else {
+      throw CommandFailure(
+        .signInRequired,
+        "the profile \"\(source.value)\" has no family session. Sign it in first with:\n  xid login\(source.flag) --device-sso"
+      )
+    }
+    // TODO(issue 21, family API): Xid.familyAccounts() of the shared family storage, then signIn(from:scopes:).
+    throw CommandFailure(.failure, "xid login --sso-from needs Xid's family API, which this build does not have yet")
   }
 
   // MARK: - Browser

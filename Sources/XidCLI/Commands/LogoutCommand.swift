@@ -7,9 +7,20 @@ import XidLoopback
 /// provider's end-session page.
 enum LogoutCommand {
   static func run(
-    endSession: Bool, browser: String?, profile name: ProfileName, verbose: Bool, context: CLIContext
+    endSession: Bool, browser: String?, family: Bool = false, profile name: ProfileName, verbose: Bool,
+    context: CLIContext
   ) async throws -> ExitCode {
     let profile = try context.resolvedProfile(name)
+    if family {
+      guard profile.usesDeviceSSO || profile.family != nil else {
+        throw CommandFailure(
+          .usage,
+          "the profile \"\(name.value)\" has no family session (it was not signed in with --device-sso or --sso-from); use xid logout\(name.flag)"
+        )
+      }
+      // TODO(issue 21, family API): SessionEngine.signOut(callEndSession:scope: .family) and the sibling profiles.
+      throw CommandFailure(.failure, "xid logout --family needs Xid's family API, which this build does not have yet")
+    }
     let command = SystemCommands.browserCommand(browser, environment: context.environment)
     let console = context.console
     let agent = LoopbackUserAgent(

@@ -10,6 +10,11 @@ enum StatusCommand {
     var rows: [(String, String)] = [
       ("Profile", name.value), ("Issuer", profile.issuer), ("Client", profile.clientId),
     ]
+    if let family = profile.family {
+      rows.append(("Family", family))
+    } else if profile.usesDeviceSSO {
+      rows.append(("Family", "\(name.value) (keeps the family session, --device-sso)"))
+    }
     guard let session = try await xid.getSession() else {
       rows.append(("Signed in", "no"))
       print(rows, console)

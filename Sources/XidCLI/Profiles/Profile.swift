@@ -26,9 +26,16 @@ struct Profile: Sendable, Equatable, Codable {
   var redirectPort: UInt16
   /// Whether the tokens are DPoP-bound (`xid login --dpop`); absent in profiles saved before.
   var dpop: Bool? = nil
+  /// Whether the profile asks for `device_sso` and keeps a family session (`xid login --device-sso`).
+  var deviceSSO: Bool? = nil
+  /// The profile whose family session this one was signed in from (`xid login --sso-from PROFILE`).
+  var family: String? = nil
 
   /// Whether the profile signs in with DPoP.
   var usesDPoP: Bool { dpop ?? false }
+
+  /// Whether the profile keeps a family session.
+  var usesDeviceSSO: Bool { deviceSSO ?? false }
 
   /// The scopes `xid login` asks for when neither `--scope` nor the profile says.
   static let defaultScopes = ["openid", "profile", "email"]
@@ -39,6 +46,8 @@ struct Profile: Sendable, Equatable, Codable {
     case scopes
     case redirectPort = "redirect_port"
     case dpop
+    case deviceSSO = "device_sso"
+    case family
   }
 
   /// The loopback redirect URI: `http://127.0.0.1:PORT/callback`, without a port for port 0, which

@@ -63,7 +63,7 @@ struct CLIContext: Sendable {
     }
     return Profile(
       issuer: issuer, clientId: clientId, scopes: saved?.scopes ?? Profile.defaultScopes,
-      redirectPort: saved?.redirectPort ?? 0, dpop: saved?.dpop)
+      redirectPort: saved?.redirectPort ?? 0, dpop: saved?.dpop, deviceSSO: saved?.deviceSSO, family: saved?.family)
   }
 
   /// An ``Xid`` for `profile`, storing tokens in the state directory under the profile's account.
