@@ -15,7 +15,9 @@ struct BinaryTests {
       "1. The provider", "2. Sign-in", "listener  200", "3. The ID token's claims", "sub        alice", "4. Refresh",
       "refreshes: 1", "5. An authorized request", "HTTP 200", "hello from the protected resource", "6. DPoP",
       "token_type DPoP", "✓ the token is bound to the key", "refused: HTTP 401", "7. UserInfo", "alice@example.com",
-      "8. Sign-out", "getAccessToken() throws signInRequired", "Done in",
+      "8. An app family", "signs in from it by token", "exchange, no browser", "device secret revoked",
+      "app 2 ends its session at its next refresh: sessionExpired", "9. Sign-out",
+      "getAccessToken() throws signInRequired", "Done in",
     ] {
       #expect(run.stdout.contains(section), "missing \"\(section)\" in\n\(run)")
     }
@@ -144,6 +146,53 @@ struct BinaryTests {
     #expect(logout.stdout.contains(line), "\(logout)")
     #expect(await provider.counters.revocations == (supportsRevocation ? 1 : 0))
     #expect(try await xid.run(["status"]).exitCode == 3)
+    await provider.stopLoopback()
+  }
+
+  /// `xid login --device-sso`, then `xid login --sso-from` as another client with no browser, `xid
+  /// status` naming the family, and `xid logout --family` ending both profiles.
+  @Test func aSecondClientSignsInFromTheFamilySessionAndTheFamilySignsOutTogether() async throws {
+    var configuration = TestProvider.Configuration()
+    var example = TestClient.example
+    example.allowsTokenExchange = true
+    configuration.clients = [
+      example, TestClient(id: "notes-app", redirectURIs: example.redirectURIs, allowsTokenExchange: true),
+    ]
+    let provider = try await TestProvider.startLoopback(configuration: configuration)
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let browser = try ScriptedBrowser(in: xid.home)
+    async let signingIn = xid.run([
+      "login", "--device-sso", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example",
+      "--browser", browser.script.path,
+    ])
+    try await browser.signIn()
+    let login = try await signingIn
+    #expect(login.exitCode == 0, "\(login)")
+    let authorizations = await provider.counters.authorizationRequests
+
+    let sibling = try await xid.run([
+      "login", "--sso-from", "default", "--client-id", "notes-app", "--profile", "notes",
+    ])
+    #expect(sibling.exitCode == 0, "\(sibling)")
+    #expect(sibling.stdout.contains("from the family session of \"default\""))
+    #expect(await provider.counters.authorizationRequests == authorizations)
+    #expect(await provider.counters.tokenExchanges == 1)
+    let status = try await xid.run(["status", "--profile", "notes"])
+    #expect(status.stdout.contains(/Family +default\n/), "\(status)")
+    #expect(status.stdout.contains("yes, as alice"), "\(status)")
+
+    let logout = try await xid.run(["logout", "--family"])
+    #expect(logout.exitCode == 0, "\(logout)")
+    #expect(logout.stdout.contains("device secret revoked"), "\(logout)")
+    #expect(logout.stdout.contains("Signed out the profile \"notes\""), "\(logout)")
+    #expect(try await xid.run(["token", "--profile", "notes"]).exitCode == 3)
+    // The family session is gone: signing in from it again exits 3, with no browser.
+    let again = try await xid.run(["login", "--sso-from", "default", "--client-id", "notes-app", "--profile", "notes"])
+    #expect(again.exitCode == 3, "\(again)")
+    for secret in xid.storedTokens() + (await provider.issuedSecrets) where secret.count >= 8 {
+      for run in [login, sibling, status, logout, again] { #expect(!(run.stdout + run.stderr).contains(secret)) }
+    }
     await provider.stopLoopback()
   }
 

@@ -72,14 +72,41 @@ struct LoginCommand {
       throw UsageError(
         "--sso-from names the profile being signed in; give another with --profile NAME", command: "login")
     }
-    guard try context.profiles.load(source)?.usesDeviceSSO == true else {
-      throw CommandFailure(
-        .signInRequired,
-        "the profile \"\(source.value)\" has no family session. Sign it in first with:\n  xid login\(source.flag) --device-sso"
-      )
+    guard try context.profiles.load(source)?.usesDeviceSSO == true else { throw Self.noFamilySession(source) }
+    guard let sourceProfile = try context.profiles.load(source) else { throw Self.noFamilySession(source) }
+    guard let clientId = options.clientId ?? context.environment["XID_CLIENT_ID"].flatMap({ $0.isEmpty ? nil : $0 })
+    else {
+      throw UsageError("--sso-from needs --client-id ID: the client to sign in as", command: "login")
     }
-    // TODO(issue 21, family API): Xid.familyAccounts() of the shared family storage, then signIn(from:scopes:).
-    throw CommandFailure(.failure, "xid login --sso-from needs Xid's family API, which this build does not have yet")
+    let settings = Profile(
+      issuer: sourceProfile.issuer, clientId: clientId, scopes: options.scopes ?? Profile.defaultScopes,
+      redirectPort: 0, dpop: options.dpop ? true : nil, family: source.value)
+    // No user agent: nothing here may open a browser.
+    let xid = try context.xid(for: settings, named: profile, verbose: verbose)
+    let session: XidSession
+    do {
+      guard let account = try await xid.familyAccounts().first else { throw Self.noFamilySession(source) }
+      session = try await xid.signIn(from: account, scopes: options.scopes)
+    } catch let error as XidError where error.code == .sessionExpired {
+      throw Self.noFamilySession(source)
+    }
+    try context.profiles.save(settings, as: profile)
+    console.out(
+      "✓ Signed in as \(TerminalText.field(session.subject)) with client \(TerminalText.field(clientId)), from the family session of \"\(source.value)\" (no browser)."
+    )
+    console.out(
+      "  Profile \"\(profile.value)\" saved in \(context.profiles.file(for: profile).path); try 'xid status\(profile.flag)'."
+    )
+    return .success
+  }
+
+  /// `SOURCE` has no family session (never signed in with `--device-sso`, signed out, or ended at the
+  /// provider): exit 3.
+  private static func noFamilySession(_ source: ProfileName) -> CommandFailure {
+    CommandFailure(
+      .signInRequired,
+      "the profile \"\(source.value)\" has no family session. Sign it in first with:\n  xid login\(source.flag) --device-sso"
+    )
   }
 
   // MARK: - Browser

@@ -18,8 +18,6 @@ enum LogoutCommand {
           "the profile \"\(name.value)\" has no family session (it was not signed in with --device-sso or --sso-from); use xid logout\(name.flag)"
         )
       }
-      // TODO(issue 21, family API): SessionEngine.signOut(callEndSession:scope: .family) and the sibling profiles.
-      throw CommandFailure(.failure, "xid logout --family needs Xid's family API, which this build does not have yet")
     }
     let command = SystemCommands.browserCommand(browser, environment: context.environment)
     let console = context.console
@@ -30,8 +28,9 @@ enum LogoutCommand {
         try await SystemCommands.open(url, with: command)
       })
     let xid = try context.xid(for: profile, named: name, verbose: verbose, userAgent: agent)
-    let session = try await xid.getSession()
-    let result = try await xid.signOut(callEndSession: endSession && session != nil)
+    // A session the family already ended is no session to sign out; the family's record still goes.
+    let session = try? await xid.getSession()
+    let result = try await xid.signOut(callEndSession: endSession && session != nil, scope: family ? .family : .thisApp)
     if let session {
       console.out(
         "✓ Signed out \(TerminalText.field(session.subject)) from \(profile.issuer) (profile \"\(name.value)\").")
@@ -39,7 +38,30 @@ enum LogoutCommand {
     } else {
       console.out("Nobody was signed in for the profile \"\(name.value)\"; nothing to do.")
     }
+    if family {
+      if let revocation = result.deviceSecretRevocation {
+        console.out(
+          "Family session: ended; device secret \(revocation == .revoked ? "revoked by the provider" : "not revoked (\(revocation))")."
+        )
+      }
+      try await signOutSiblings(of: profile, named: name, verbose: verbose, context: context)
+    }
     return .success
+  }
+
+  /// Signs out, each alone, the other profiles of `profile`'s family (the root signed in with
+  /// `--device-sso` and every profile signed in from it), so that each revokes its own refresh token.
+  private static func signOutSiblings(
+    of profile: Profile, named name: ProfileName, verbose: Bool, context: CLIContext
+  ) async throws {
+    let root = ProfileName(profile.family ?? name.value)
+    var members = try context.profilesSignedIn(from: root)
+    if root != name, let rootProfile = try context.profiles.load(root) { members.append((root, rootProfile)) }
+    for (member, memberProfile) in members where member != name {
+      let xid = try context.xid(for: memberProfile, named: member, verbose: verbose)
+      let result = try await xid.signOut(callEndSession: false, scope: .thisApp)
+      if result.signedSomeoneOut { context.console.out("✓ Signed out the profile \"\(member.value)\" of the family.") }
+    }
   }
 
   /// The line that says what became of the refresh token at the provider.

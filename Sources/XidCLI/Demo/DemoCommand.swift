@@ -14,7 +14,7 @@ struct DemoCommand {
   func run() async throws -> ExitCode {
     let started = Date()
     console.out("Xid demo: a whole OpenID Connect session, against a test provider running in this process.")
-    let provider = try await TestProvider.startLoopback()
+    let provider = try await TestProvider.startLoopback(configuration: Self.providerConfiguration)
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "xid-demo-\(UUID().uuidString.prefix(8))", isDirectory: true)
     do {
@@ -76,7 +76,9 @@ struct DemoCommand {
     section(7, "UserInfo: the provider's claims about the user (checked to be about \(session.subject))")
     ClaimTable.write(try await xid.userInfo().claims, to: console, indent: "   ")
 
-    section(8, "Sign-out")
+    try await family(provider, storage: storage, redirectUri: redirectUri, number: 8)
+
+    section(9, "Sign-out")
     try await xid.signOut()
     let revocations = await provider.counters.revocations
     console.out("   ✓ The local session is deleted, and the refresh token revoked (revocations: \(revocations)).")

@@ -81,7 +81,26 @@ struct CLIContext: Sendable {
         transport: URLSessionTransport(), userAgent: userAgent,
         logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error)))
     configuration.usesDPoP = profile.usesDPoP
+    // A profile that keeps a family session (--device-sso) and those signed in from it (--sso-from)
+    // are one app family, named after the first; its records sit in the state directory beside the
+    // profiles' tokens, under the family's lock.
+    if let root = profile.family ?? (profile.usesDeviceSSO ? name.value : nil) {
+      configuration.identity.family = AppFamily(name: Self.familyName(of: root))
+    }
     configuration.parts.storage = try FileTokenStorage(directory: stateDirectory)
     return try Xid(configuration: configuration)
+  }
+
+  /// The app family of the profile `root` (the one signed in with `--device-sso`).
+  static func familyName(of root: String) -> String { "xid-cli." + root }
+
+  /// The saved profiles that were signed in from `root`'s family session (`--sso-from root`).
+  func profilesSignedIn(from root: ProfileName) throws -> [(ProfileName, Profile)] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: profiles.directory.path)) ?? []
+    return try names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().compactMap { file in
+      let name = ProfileName(String(file.dropLast(".json".count)))
+      guard let profile = try profiles.load(name), profile.family == root.value else { return nil }
+      return (name, profile)
+    }
   }
 }
