@@ -24,6 +24,11 @@
 //   a file CONTROL_DIR/action-R-INDEX holding "signOut": this worker signs out 50 ms into round R
 //   XID_WORKER_ONCE=signIn|signOut  (SessionEventTests) signs in as the test provider's user (over
 //                                  loopback, no browser) or signs out, then exits 0 (1 on failure)
+//   XID_WORKER_FAMILY=NAME          (AppFamilyProcessTests) the client is a member of the app family NAME
+//                                  (ds_hash by at_hash's rule, as XidTesting derives it); XID_WORKER_ONCE
+//                                  then also takes signInFromFamily (the family's first account, no
+//                                  browser), familySignOut and token (a refreshed access token); exit 3
+//                                  when the family's session is gone
 import Foundation
 import Xid
 import XidTestSupport
@@ -49,13 +54,16 @@ let logger: any XidLogger =
   environment["XID_WORKER_LOG"] == "1"
   ? FileLogger(path: control.appendingPathComponent("log-\(index)").path)
   : StandardErrorLogger(minimumLevel: .error)
+var identity = ClientIdentity(
+  issuer: URL(string: arguments[1])!, clientId: arguments[2], redirectUri: URL(string: arguments[3])!)
+identity.family = environment["XID_WORKER_FAMILY"].map(AppFamily.init(name:))
 let xid = try Xid(
   configuration: XidConfiguration(
-    identity: ClientIdentity(
-      issuer: URL(string: arguments[1])!, clientId: arguments[2], redirectUri: URL(string: arguments[3])!),
+    identity: identity,
     policy: SessionPolicy(
       expiryLeeway: .seconds(1), refreshLockTimeout: .seconds(20),
-      providerQuirks: environment["XID_WORKER_QUIRKS"] == "empty400" ? [.emptyBadRequestIsInvalidGrant] : []),
+      providerQuirks: environment["XID_WORKER_QUIRKS"] == "empty400" ? [.emptyBadRequestIsInvalidGrant] : [],
+      deviceSecretHashRule: identity.family == nil ? .providerDefined : .atHashRule),
     parts: SessionParts(
       transport: transport, storage: makeStorage(state: URL(fileURLWithPath: arguments[4], isDirectory: true)),
       clock: clock, userAgent: TestUserAgent(browser: TestBrowser(transport: transport)), logger: logger)))
@@ -65,9 +73,16 @@ if let once = environment["XID_WORKER_ONCE"] {
     switch once {
     case "signIn": try await xid.signIn()
     case "signOut": try await xid.signOut()
+    case "signInFromFamily":
+      guard let account = try await xid.familyAccounts().first else { exit(3) }
+      try await xid.signIn(from: account)
+    case "familySignOut": try await xid.signOut(scope: .family)
+    case "token": _ = try await xid.getAccessToken(forceRefresh: true)
     default: exit(2)
     }
     exit(0)
+  } catch let error as XidError where error.code == .sessionExpired || error.code == .signInRequired {
+    exit(3)
   } catch {
     FileHandle.standardError.write(
       Data("XID_WORKER_ONCE=\(once) failed: \((error as? XidError)?.code.rawValue ?? "error")\n".utf8))
