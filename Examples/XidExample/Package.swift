@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// The iOS example: an app, an App Intents extension and a widget sharing one Xid session.
+// The iOS example: an app, an App Intents extension and a widget sharing one Xid session, and a
+// companion app (another client) that signs in from the app's family session.
 //
 // Its own package, so that the library's package stays free of UIKit, SwiftUI and WidgetKit code: the
 // root package's `swift build` and `swift test` never see it. SwiftPM makes no app bundle, so the
@@ -24,6 +25,7 @@ let package = Package(
     .library(name: "ExampleAppUI", targets: ["ExampleAppUI"]),
     .library(name: "ExampleIntents", targets: ["ExampleIntents"]),
     .library(name: "ExampleWidget", targets: ["ExampleWidget"]),
+    .library(name: "ExampleCompanionUI", targets: ["ExampleCompanionUI"]),
   ],
   dependencies: [.package(name: "Xid", path: "../..")],
   targets: [
@@ -42,7 +44,10 @@ let package = Package(
     .target(name: "ExampleIntents", dependencies: ["ExampleShared", xid, xidAppIntents]),
     // The widget: the shared session, and what to do when the user must sign in or unlock.
     .target(name: "ExampleWidget", dependencies: ["ExampleShared", xid, xidAppIntents]),
-    // The entry points of the three Xcode targets, compiled here so that they stay correct. The app's
+    // The companion app: a second app of the family, with its own client ID, that offers "Continue as
+    // …" and signs in from the example app's session with no browser.
+    .target(name: "ExampleCompanionUI", dependencies: ["ExampleShared", xid]),
+    // The entry points of the four Xcode targets, compiled here so that they stay correct. The app's
     // privacy manifest beside its entry point goes into the Xcode app target, not into this package.
     .executableTarget(
       name: "XcodeApp", dependencies: ["ExampleAppUI"], path: "XcodeTargets/App", exclude: ["PrivacyInfo.xcprivacy"]),
@@ -50,6 +55,8 @@ let package = Package(
       name: "XcodeIntentsExtension", dependencies: ["ExampleIntents"], path: "XcodeTargets/IntentsExtension"),
     .executableTarget(
       name: "XcodeWidgetExtension", dependencies: ["ExampleWidget"], path: "XcodeTargets/WidgetExtension"),
+    .executableTarget(
+      name: "XcodeCompanionApp", dependencies: ["ExampleCompanionUI"], path: "XcodeTargets/CompanionApp"),
     // The self-check's format and judgement, with Swift Testing; the one target of the package that
     // builds on Linux, with its one dependency.
     .testTarget(name: "ExampleDiagnosticsTests", dependencies: ["ExampleDiagnostics"]),

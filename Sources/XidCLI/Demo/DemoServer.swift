@@ -9,7 +9,8 @@ struct DemoServer {
 
   func run() async throws -> ExitCode {
     // Its clock follows the real one a second at a time: proofs made meanwhile may be a second ahead.
-    var configuration = TestProvider.Configuration()
+    // The example client and its companion app, both members of one app family.
+    var configuration = DemoCommand.providerConfiguration
     configuration.dpop.futureLeeway = .seconds(2)
     let provider = try await TestProvider.startLoopback(configuration: configuration)
     let issuer = provider.issuer.absoluteString
@@ -25,7 +26,12 @@ struct DemoServer {
     console.out()
     console.out("An iOS app in the Simulator on this Mac can use it too (Examples/XidExample, with the issuer above):")
     console.out("the client also accepts the redirect URI \(Self.appRedirect) and the post-logout URI")
-    console.out("\(Self.appPostLogoutRedirect).")
+    console.out(
+      "\(Self.appPostLogoutRedirect). Its companion app, client \(DemoCommand.companion.id), signs in from the")
+    console.out("example app's family session (token exchange) with no browser:")
+    console.out(
+      "  xid login --profile demo --device-sso; xid login --sso-from demo --client-id \(DemoCommand.companion.id) --profile companion"
+    )
     // Until Ctrl-C ends the process, or the task is cancelled: then the port is closed first.
     while !Task.isCancelled {
       provider.clock.set(to: Date())

@@ -17,7 +17,7 @@ struct FamilyStore: Sendable {
 
   /// Runs `body` under the family lock (none for a storage private to one process).
   func withLock<T>(
-    isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    isolation: isolated (any Actor)?, _ body: () async throws -> T
   ) async throws -> T {
     guard let directory = storage.refreshLockDirectory else { return try await body() }
     let holder = try await FileLock(directory: directory, name: "." + indexKey + ".lock").acquire(

@@ -74,7 +74,7 @@ extension SessionEngine {
     var linked = record
     linked.familyKey = familyRecord.storageKey
     linked.familySignInID = familyRecord.familySignInID
-    try await store.withLock {
+    try await store.withLock(isolation: self) {
       try store.write(familyRecord)
       try await self.store(linked)
     }
@@ -132,7 +132,7 @@ extension SessionEngine {
         "signIn(from:): the provider's metadata says native_sso_supported is false; enable Native SSO at the provider, or sign in with the browser"
       )
     }
-    let record = try await store.withLock { () async throws -> TokenRecord in
+    let record = try await store.withLock(isolation: self) { () async throws -> TokenRecord in
       guard let family = try store.read(key: account.id), family.issuer == configuration.identity.issuerIdentifier
       else { throw Self.familyGone() }
       if let own = try await self.account.record(), own.familyKey == account.id,
@@ -252,7 +252,7 @@ extension SessionEngine {
       return found?.deviceSecret
     }
     do {
-      return try await store.withLock { try remove() }
+      return try await store.withLock(isolation: self) { try remove() }
     } catch let error as XidError where error.code == .lockTimeout {
       return try remove()
     }

@@ -35,10 +35,14 @@ public enum ExampleAccount {
 
   /// The configuration for `issuer` in a process of kind `process`.
   public static func configuration(issuer: URL, for process: Process) -> XidConfiguration {
-    var configuration = XidConfiguration(
-      identity: ClientIdentity(
-        issuer: issuer, clientId: clientId, redirectUri: redirectUri, scopes: scopes,
-        postLogoutRedirectUri: postLogoutRedirectUri))
+    var identity = ClientIdentity(
+      issuer: issuer, clientId: clientId, redirectUri: redirectUri, scopes: scopes,
+      postLogoutRedirectUri: postLogoutRedirectUri)
+    // A member of the app family: its sign-in keeps the family's record, which the companion app
+    // (ExampleCompanionUI) signs in from.
+    identity.family = ExampleFamily.family
+    var configuration = XidConfiguration(identity: identity)
+    configuration.policy.deviceSecretHashRule = ExampleFamily.deviceSecretHashRule
     if process == .app {
       configuration.presence = PresenceOptions(
         sessionLock: .biometryWithPasscodeFallback, relockAfterBackground: .seconds(60))
