@@ -263,6 +263,31 @@ public final class Xid: Sendable {
     return try await engine.signOut(callEndSession: callEndSession, userAgent: agent, scope: scope)
   }
 
+  // MARK: - Token exchange
+
+  /// Exchanges the session's access token for another token (RFC 8693): one for another service
+  /// (`audiences`, `resources`), with fewer scopes, or of another type. With DPoP on, the request
+  /// carries a proof of the session's key. The session is never touched, whatever the answer.
+  ///
+  /// ```swift
+  /// let payments = try await Xid.shared.exchangeAccessToken(
+  ///   resources: [URL(string: "https://payments.example.com")!], scopes: ["payments:read"])
+  /// let token = payments.tokens.accessToken
+  /// ```
+  public func exchangeAccessToken(
+    audiences: [String] = [], resources: [URL] = [], scopes: [String]? = nil,
+    requestedTokenType: TokenTypeIdentifier? = nil
+  ) async throws -> TokenExchangeResult {
+    try await engine().exchangeAccessToken(
+      audiences: audiences, resources: resources, scopes: scopes, requestedTokenType: requestedTokenType)
+  }
+
+  /// Sends a token exchange request (RFC 8693) for a token the app holds; see
+  /// `SessionEngine.exchange(_:)`. The session is never touched, whatever the answer.
+  public func exchange(_ request: TokenExchangeRequest) async throws -> TokenExchangeResult {
+    try await engine().exchange(request)
+  }
+
   // MARK: - App family
 
   /// The users signed in to the app family (``ClientIdentity/family``) at this provider, with their
