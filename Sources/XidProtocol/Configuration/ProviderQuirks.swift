@@ -11,4 +11,8 @@ public struct ProviderQuirks: OptionSet, Sendable, Hashable {
   /// such an answer to a refresh ends the session; without it, the session is kept, as for any answer
   /// that does not prove the grant dead.
   public static let emptyBadRequestIsInvalidGrant = ProviderQuirks(rawValue: 1 << 0)
+  /// An app family's sign-in from another app sends the device secret with the token type of the
+  /// older Native SSO drafts, `urn:x-oath:params:oauth:token-type:device-secret`, as Okta expects,
+  /// instead of draft 07's `urn:openid:params:token-type:device-secret`.
+  public static let legacyDeviceSecretTokenType = ProviderQuirks(rawValue: 1 << 1)
 }

@@ -42,11 +42,6 @@ public struct SessionPolicy: Sendable {
   /// derivation to the provider. Set ``DeviceSecretHashRule/atHashRule`` only for a provider that
   /// documents that derivation (`XidTesting`'s does).
   public var deviceSecretHashRule: DeviceSecretHashRule
-  /// The token type an app family's sign-in from another app sends the device secret as
-  /// (`actor_token_type`): ``TokenTypeIdentifier/deviceSecret``, the draft's, by default;
-  /// ``TokenTypeIdentifier/legacyDeviceSecret`` for a provider of the older drafts (Okta). A
-  /// provider setting, beside ``deviceSecretHashRule``.
-  public var deviceSecretTokenType: TokenTypeIdentifier = .deviceSecret
 
   /// Creates a policy; every parameter has the safe default.
   ///

@@ -105,7 +105,7 @@ extension SessionEngine {
 
   /// Signs this app in from the family's session with no browser: an RFC 8693 token exchange of the
   /// family's ID token (sent even when it has expired: the provider decides by its session, draft 07
-  /// §4.3) and device secret (as ``SessionPolicy/deviceSecretTokenType``) for this app's own tokens,
+  /// §4.3) and device secret (with draft 07's token type, or the older drafts' with ``ProviderQuirks/legacyDeviceSecretTokenType``) for this app's own tokens,
   /// with `audience` the issuer. With DPoP on, the exchange carries a proof and the tokens are bound
   /// to a new key of this app. The ID token that comes back must be for this client, of the family's
   /// issuer and about the family's user.
@@ -152,7 +152,9 @@ extension SessionEngine {
     let key = try makeSignInKey()
     let request = TokenExchangeRequest.nativeSSO(
       idToken: family.idToken, deviceSecret: family.deviceSecret, issuer: identity.issuerIdentifier,
-      scopes: requested, deviceSecretType: configuration.policy.deviceSecretTokenType)
+      scopes: requested,
+      deviceSecretType: configuration.policy.providerQuirks.contains(.legacyDeviceSecretTokenType)
+        ? .legacyDeviceSecret : .deviceSecret)
     let result: TokenExchangeResult
     do {
       result = try await client.exchange(request, dpopKey: key?.key)

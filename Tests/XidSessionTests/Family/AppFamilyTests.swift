@@ -37,7 +37,7 @@ struct AppFamilyTests {
     /// The engine of `app`, a member of the family unless `family` is `nil`.
     func engine(
       _ app: TestClient, family: AppFamily? = AppFamilyTests.family, storage: (any TokenStorageAdapter)? = nil,
-      familyStorage: (any TokenStorageAdapter)? = nil
+      familyStorage: (any TokenStorageAdapter)? = nil, quirks: ProviderQuirks = []
     ) throws -> SessionEngine {
       var identity = ClientIdentity(
         issuer: provider.issuer, clientId: app.id, redirectUri: app.redirectURIs[0], scopes: ["profile", "email"])
@@ -49,7 +49,8 @@ struct AppFamilyTests {
       parts.familyStorage = familyStorage
       return try SessionEngine(
         configuration: XidConfiguration(
-          identity: identity, policy: SessionPolicy(deviceSecretHashRule: .atHashRule), parts: parts))
+          identity: identity, policy: SessionPolicy(providerQuirks: quirks, deviceSecretHashRule: .atHashRule),
+          parts: parts))
     }
 
     /// App 1 signed in with the browser, and app 2's engine.
@@ -261,6 +262,19 @@ struct AppFamilyTests {
     let third = try world.engine(Self.siblingApp, storage: nil)
     _ = try await third.signOut(callEndSession: false, userAgent: nil)
     #expect(try await third.signIn(from: try #require(try third.familyAccounts().first)).signedInFromFamily)
+  }
+
+  /// A provider of the older drafts (Okta) takes the device secret only with its own token type:
+  /// the quirk sends that one.
+  @Test func theLegacyDeviceSecretTokenTypeIsSentWithItsQuirk() async throws {
+    let world = try World { $0.nativeSSO.deviceSecretTypes = [.legacyDeviceSecret] }
+    let (_, second) = try await world.signedInFamily()
+    let account = try #require(try second.familyAccounts().first)
+    await expectXidError(.tokenRequestFailed) { try await second.signIn(from: account) }
+    // Refused for the token type, not for a dead secret: the family is kept.
+    #expect(try world.familyRecords().count == 1)
+    let legacy = try world.engine(Self.siblingApp, quirks: .legacyDeviceSecretTokenType)
+    #expect(try await legacy.signIn(from: account).signedInFromFamily)
   }
 
   @Test func familyCallsOutsideAFamilyAreAConfigurationError() async throws {
