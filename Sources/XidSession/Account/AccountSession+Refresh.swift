@@ -7,8 +7,11 @@ extension AccountSession {
   func refreshUnderLock(seenVersion: Int64, force: Bool, canceller: AccountCanceller) async throws -> TokenRecord {
     var dropped: [String] = []
     do {
-      let record = try await lock.run("token refresh", canceller: canceller, isolation: self) { tenure in
-        try await refresh(seenVersion: seenVersion, force: force, tenure: tenure) { dropped.append($0) }
+      // The app family's lock, for the family's own app, comes before the account's.
+      let record = try await refresher.beforeTheAccountLock(for: cached.get(), isolation: self) {
+        try await lock.run("token refresh", canceller: canceller, isolation: self) { tenure in
+          try await refresh(seenVersion: seenVersion, force: force, tenure: tenure) { dropped.append($0) }
+        }
       }
       await revokeDropped(dropped)
       return record

@@ -1,8 +1,11 @@
 /// Refreshes an account's tokens at its provider: the refresh token grant, with a proof of the
 /// tokens' DPoP key when they are bound to one, then the check of a new ID token (OIDC Core 12.2).
+/// Whoever shares the account's sign-in takes part through ``companion`` (the app family's own app
+/// sends the family's device secret and keeps a rotated one).
 struct TokenRefresher: TokenRefreshing {
   let client: OpenIDClient
   let signer: any RequestSigner
+  var companion: (any RefreshCompanion)? = nil
 
   func refresh(_ record: TokenRecord) async throws -> RefreshedTokens {
     // One call: a refresh opens the sealed refresh token and signs its proof with one prompt.
@@ -11,6 +14,13 @@ struct TokenRefresher: TokenRefreshing {
       try await signer.ready(key)
       return try await refresh(record, key: key)
     }
+  }
+
+  func beforeTheAccountLock<T>(
+    for record: TokenRecord?, isolation: isolated (any Actor)?, _ body: () async throws -> T
+  ) async throws -> T {
+    guard let companion else { return try await body() }
+    return try await companion.holdingLock(for: record, isolation: isolation, body)
   }
 
   func revokeDropped(_ refreshToken: String) async {
@@ -24,7 +34,8 @@ struct TokenRefresher: TokenRefreshing {
     }
     let tokens: TokenResponse
     do {
-      tokens = try await client.refreshTokens(refreshToken: refreshToken, dpopKey: key?.key)
+      tokens = try await client.refreshTokens(
+        refreshToken: refreshToken, deviceSecret: companion?.deviceSecret(for: record), dpopKey: key?.key)
     } catch let error as XidError where error.isInvalidGrant {
       throw XidError(.refreshRefused, error.reason, httpStatus: error.httpStatus, oauthError: error.oauthError)
     } catch let error as XidError where error.code == .tokenRequestFailed {
@@ -35,7 +46,10 @@ struct TokenRefresher: TokenRefreshing {
     var refreshed = RefreshedTokens(
       accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn?.timeInterval,
       refreshToken: tokens.refreshToken, idToken: nil, scopes: tokens.scope)
-    guard let idToken = tokens.idToken else { return refreshed }
+    guard let idToken = tokens.idToken else {
+      companion?.keep(tokens.deviceSecret, idToken: nil, for: record)
+      return refreshed
+    }
     // The provider has spent the old refresh token: whatever the check finds, the new one is kept
     // (the answer may pass later) or revoked (it is foreign), never thrown away.
     switch await RefreshIdentity(record: record).checkOrClassify(
@@ -44,11 +58,14 @@ struct TokenRefresher: TokenRefreshing {
     case .success(let validated?):
       refreshed.idToken = validated.compact
       refreshed.identity = (validated.issuer, validated.subject)
+      companion?.keep(tokens.deviceSecret, idToken: validated, for: record)
     case .success(nil):
-      break
+      companion?.keep(tokens.deviceSecret, idToken: nil, for: record)
     case .failure(.mayPassLater(let error)):
       refreshed.uncheckedIDToken = error
+      companion?.keep(tokens.deviceSecret, idToken: nil, for: record)
     case .failure(.foreign(let error)):
+      // Not this session's answer: its device secret is nobody's to keep.
       refreshed.foreign = error
     }
     return refreshed

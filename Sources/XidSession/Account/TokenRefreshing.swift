@@ -11,4 +11,18 @@ protocol TokenRefreshing: Sendable {
   /// Revokes a refresh token that a refresh dropped (the session was signed out or replaced while it
   /// ran), best effort: no one will ever send it.
   func revokeDropped(_ refreshToken: String) async
+  /// Runs `body`, a refresh of `record` that takes the account's lock, holding what must be taken
+  /// before that lock: a ``RefreshCompanion``'s lock.
+  func beforeTheAccountLock<T>(
+    for record: TokenRecord?, isolation: isolated (any Actor)?, _ body: () async throws -> T
+  ) async throws -> T
+}
+
+extension TokenRefreshing {
+  /// Runs `body` as it is: nothing comes before the account's lock.
+  func beforeTheAccountLock<T>(
+    for record: TokenRecord?, isolation: isolated (any Actor)?, _ body: () async throws -> T
+  ) async throws -> T {
+    try await body()
+  }
 }

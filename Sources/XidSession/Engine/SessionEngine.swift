@@ -85,7 +85,10 @@ public actor SessionEngine {
       records: records, lock: lock,
       lockTimeout: policy.refreshLockTimeout, activity: parts.backgroundActivity,
       expiryLeeway: policy.expiryLeeway.timeInterval, logger: parts.logger, clock: parts.clock,
-      refresher: TokenRefresher(client: client, signer: signer), sealer: presence.vault)
+      refresher: TokenRefresher(
+        client: client, signer: signer,
+        companion: Self.refreshCompanion(configuration: configuration, storage: storage, client: client)),
+      sealer: presence.vault)
   }
 
   private var logger: any XidLogger { configuration.parts.logger }

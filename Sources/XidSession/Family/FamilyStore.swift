@@ -76,3 +76,15 @@ struct FamilyStore: Sendable {
     try storage.save(key: indexKey, value: value)
   }
 }
+
+extension FamilyStore {
+  /// The store of `configuration`'s family, in its ``SessionParts/familyStorage`` (else `storage`,
+  /// the app's own); `nil` outside an app family.
+  init?(configuration: XidConfiguration, storage: any TokenStorageAdapter) {
+    guard let family = configuration.identity.family else { return nil }
+    self.init(
+      storage: configuration.parts.familyStorage ?? storage, family: family,
+      lockTimeout: configuration.policy.refreshLockTimeout, clock: configuration.parts.clock,
+      logger: configuration.parts.logger)
+  }
+}

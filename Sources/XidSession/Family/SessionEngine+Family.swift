@@ -21,11 +21,16 @@ import Foundation
 extension SessionEngine {
   /// The family's store; `nil` outside an app family.
   nonisolated func familyStore() -> FamilyStore? {
-    guard let family = configuration.identity.family else { return nil }
-    return FamilyStore(
-      storage: configuration.parts.familyStorage ?? storage, family: family,
-      lockTimeout: configuration.policy.refreshLockTimeout,
-      clock: configuration.parts.clock, logger: configuration.parts.logger)
+    FamilyStore(configuration: configuration, storage: storage)
+  }
+
+  /// What the account's refreshes do for the app family (``FamilyRefresh``); `nil` outside one.
+  static func refreshCompanion(
+    configuration: XidConfiguration, storage: any TokenStorageAdapter, client: OpenIDClient
+  ) -> (any RefreshCompanion)? {
+    FamilyStore(configuration: configuration, storage: storage).map {
+      FamilyRefresh(store: $0, client: client, logger: configuration.parts.logger)
+    }
   }
 
   private nonisolated func requireFamilyStore(for operation: String) throws -> FamilyStore {

@@ -256,11 +256,13 @@ public actor OpenIDClient {
   /// The token request of a refresh, without checking the ID token it may carry: the session checks
   /// it against what it stored, and keeps a rotated refresh token whatever that check finds.
   ///
+  /// `deviceSecret` is the app family's, sent by the family's own app (Native SSO draft 07 §3.3).
+  ///
   /// - Throws: as ``refresh(refreshToken:originalIDToken:scopes:dpopKey:)``, but no ID token errors.
-  package func refreshTokens(refreshToken: String, scopes: [String]? = nil, dpopKey: (any DPoPKey)? = nil)
-    async throws -> TokenResponse
-  {
-    let grant = TokenEndpoint.refreshGrant(refreshToken: refreshToken, scopes: scopes)
+  package func refreshTokens(
+    refreshToken: String, scopes: [String]? = nil, deviceSecret: String? = nil, dpopKey: (any DPoPKey)? = nil
+  ) async throws -> TokenResponse {
+    let grant = TokenEndpoint.refreshGrant(refreshToken: refreshToken, scopes: scopes, deviceSecret: deviceSecret)
     for (name, value) in grant where name == "scope" {
       try configuration.checkRequestScope(
         value, of: "the refresh request",
@@ -269,7 +271,7 @@ public actor OpenIDClient {
     let metadata = try await metadata()
     return try await TokenEndpoint.request(
       grant, configuration: configuration,
-      metadata: metadata, http: http, clock: clock, secrets: [refreshToken],
+      metadata: metadata, http: http, clock: clock, secrets: [refreshToken] + (deviceSecret.map { [$0] } ?? []),
       dpop: signer(dpopKey, metadata: metadata, required: true))
   }
 
