@@ -92,6 +92,27 @@ struct JWTClaimsStrictnessTests {
     expectXidError(.invalidJSON) { try Self.claims(json) }
   }
 
+  /// Names are compared by their length and first 15 bytes, then by their bytes when longer: names
+  /// on either side of those lengths, and long names that differ only after the 15th byte, are
+  /// distinct claims; each of them repeated is refused.
+  @Test(arguments: [
+    "abcdefg", "abcdefgh", "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnopq1", "abcdefghijklmnopq2",
+    "auth_timeX", "iss_",
+  ])
+  func namesAreDistinctUpToTheirLastByteAndRefusedWhenRepeated(name: String) throws {
+    let names = [
+      "abcdefg", "abcdefgh", "abcdefghijklmno", "abcdefghijklmnop", "abcdefghijklmnopq1", "abcdefghijklmnopq2",
+      "auth_timeX", "iss_",
+    ]
+    let all = try Self.claims("{" + names.map { #""\#($0)":"v""# }.joined(separator: ",") + "}")
+    #expect(Set(all.raw.keys) == Set(names))
+    // A registered claim's name with a byte more is not that claim (a string `auth_time` would be refused).
+    #expect(all.authTime == nil && all.issuer == nil)
+    expectXidError(.invalidJSON) {
+      try Self.claims("{" + (names + [name]).map { #""\#($0)":"v""# }.joined(separator: ",") + "}")
+    }
+  }
+
   @Test(arguments: [
     #"{"name":"\x"}"#, #"{"name":"\ud800"}"#, "{\"name\":\"a\u{01}\"}", #"{"name":"a"} x"#, #"{"name":"a",}"#,
     #"{"name" "a"}"#, #"{"name":[1,]}"#, "[1]", "\"iss\"", #"{"iss":"a""#,

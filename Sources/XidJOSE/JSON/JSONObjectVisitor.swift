@@ -124,8 +124,9 @@ extension JSONParser {
 /// equal bytes, or canonically equivalent strings (`"é"` and `"e\u0301"`, `"K"` and `"\u212A"`), which
 /// takes a character outside ASCII. So both readers accept and refuse the same documents.
 private struct MemberNames {
-  private var seen: [JSONParser.NameBytes] = {
-    var seen: [JSONParser.NameBytes] = []
+  /// The names so far, each with its key, while they are all ASCII.
+  private var seen: [(key: NameKey, name: JSONParser.NameBytes)] = {
+    var seen: [(key: NameKey, name: JSONParser.NameBytes)] = []
     // An ID token has some twenty members: room for them without growing.
     seen.reserveCapacity(32)
     return seen
@@ -137,13 +138,20 @@ private struct MemberNames {
   /// Records `name`; `false` when the object already has it.
   mutating func insert(_ name: JSONParser.NameBytes, in input: UnsafeBufferPointer<UInt8>) -> Bool {
     if strings == nil {
-      let ascii = withBytes(name, in: input) { bytes in !bytes.contains { $0 >= 0x80 } }
-      if ascii {
-        for other in seen where Self.equal(other, name, in: input) { return false }
-        seen.append(name)
+      let key = withBytes(name, in: input) { bytes in bytes.contains { $0 >= 0x80 } ? nil : NameKey(bytes) }
+      if let key {
+        // Keys hold a name's length and first bytes: only a long name needs its bytes compared.
+        for other in seen where other.key == key {
+          if key.isWhole
+            || withBytes(other.name, in: input, { a in withBytes(name, in: input) { a.elementsEqual($0) } })
+          {
+            return false
+          }
+        }
+        seen.append((key, name))
         return true
       }
-      strings = Set(seen.map { string($0, in: input) })
+      strings = Set(seen.map { string($0.name, in: input) })
     }
     return strings!.insert(string(name, in: input)).inserted
   }
@@ -158,25 +166,6 @@ private struct MemberNames {
     switch name {
     case .range(let range): return try body(UnsafeBufferPointer(rebasing: input[range]))
     case .unescaped(let bytes): return try bytes.withUnsafeBufferPointer(body)
-    }
-  }
-
-  private static func equal(
-    _ a: JSONParser.NameBytes, _ b: JSONParser.NameBytes, in input: UnsafeBufferPointer<UInt8>
-  ) -> Bool {
-    func bytes(_ name: JSONParser.NameBytes) -> UnsafeBufferPointer<UInt8>? {
-      if case .range(let range) = name { return UnsafeBufferPointer(rebasing: input[range]) }
-      return nil
-    }
-    switch (a, b) {
-    case (.range(let x), .range(let y)):
-      return x.count == y.count && (bytes(a)!).elementsEqual(bytes(b)!)
-    case (.unescaped(let x), .unescaped(let y)):
-      return x == y
-    case (.range, .unescaped(let y)):
-      return bytes(a)!.elementsEqual(y)
-    case (.unescaped(let x), .range):
-      return bytes(b)!.elementsEqual(x)
     }
   }
 }

@@ -1,15 +1,23 @@
 /// The UTF-8 names of an enumeration's cases, to recognise a JSON member name from its bytes without
 /// making a string of it (tokens are parsed on every verification).
 struct NameTable<Name: RawRepresentable & CaseIterable & Sendable>: Sendable where Name.RawValue == String {
-  private let entries: [(bytes: [UInt8], name: Name)]
+  private let entries: [(key: NameKey, name: Name)]
 
-  init(_: Name.Type) { entries = Name.allCases.map { (Array($0.rawValue.utf8), $0) } }
+  /// - Precondition: every case's name fits a ``NameKey`` whole (at most 15 bytes).
+  init(_: Name.Type) {
+    entries = Name.allCases.map { name in
+      var utf8 = Array(name.rawValue.utf8)
+      let key = utf8.withUnsafeMutableBufferPointer { NameKey(UnsafeBufferPointer($0)) }
+      precondition(key.isWhole, "NameTable names have at most \(NameKey.wholeLength) bytes: \(name.rawValue)")
+      return (key, name)
+    }
+  }
 
   /// The case whose name is `bytes`, if any.
   func match(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
-    for entry in entries where entry.bytes.count == bytes.count {
-      if entry.bytes.withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) { return entry.name }
-    }
+    guard bytes.count <= NameKey.wholeLength else { return nil }
+    let key = NameKey(bytes)
+    for entry in entries where entry.key == key { return entry.name }
     return nil
   }
 }

@@ -1,3 +1,11 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
 /// A JWS in compact serialization (RFC 7515 §7.1): `header.payload.signature`, each part base64url.
 ///
 /// Parsing checks the structure only; nothing in it is trusted until ``verify(with:allowedAlgorithms:)``
@@ -44,9 +52,8 @@ public struct CompactJWS: Sendable, CustomStringConvertible, CustomReflectable {
   private static func parse(
     _ utf8: UnsafeBufferPointer<UInt8>
   ) throws -> (header: JWSHeader, payload: [UInt8], signature: [UInt8], signingInputLength: Int) {
-    guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
-      let secondDot = utf8[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
-      !utf8[(secondDot + 1)...].contains(UInt8(ascii: "."))
+    guard let firstDot = Self.dot(in: utf8, from: 0), let secondDot = Self.dot(in: utf8, from: firstDot + 1),
+      Self.dot(in: utf8, from: secondDot + 1) == nil
     else {
       throw XidError(.malformedJWS, "a compact JWS must have exactly three parts separated by '.'")
     }
@@ -62,6 +69,15 @@ public struct CompactJWS: Sendable, CustomStringConvertible, CustomReflectable {
     let payload = try decode((firstDot + 1)..<secondDot, "payload")
     let signature = try decode((secondDot + 1)..<utf8.count, "signature")
     return (header, payload, signature, secondDot)
+  }
+
+  /// The index of the first `.` at or after `start`: libc's `memchr`, which reads many bytes at a
+  /// time (a byte-by-byte scan of a 1 KB token cost a tenth of parsing it).
+  private static func dot(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    guard let base = utf8.baseAddress, start < utf8.count,
+      let found = memchr(base + start, Int32(UInt8(ascii: ".")), utf8.count - start)
+    else { return nil }
+    return UnsafeRawPointer(found) - UnsafeRawPointer(base)
   }
 
   /// Verifies the signature with one key.
