@@ -85,7 +85,9 @@ if let once = environment["XID_WORKER_ONCE"] {
     exit(3)
   } catch {
     FileHandle.standardError.write(
-      Data("XID_WORKER_ONCE=\(once) failed: \((error as? XidError)?.code.rawValue ?? "error")\n".utf8))
+      Data(
+        "XID_WORKER_ONCE=\(once) failed: \((error as? XidError)?.description ?? String(describing: type(of: error)))\n"
+          .utf8))
     exit(1)
   }
 }

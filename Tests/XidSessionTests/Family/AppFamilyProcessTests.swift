@@ -40,12 +40,31 @@ import XidTesting
       }
     }
 
+    /// A worker process, whose standard error goes to a file of the control folder.
+    struct Worker {
+      let process: Process
+      let name: String
+      let standardError: URL
+
+      /// Waits for the worker's end and returns its exit status (3: the family's session is gone).
+      /// Any other failure is recorded with what the worker wrote to standard error, so that a run
+      /// on a loaded machine says why it failed.
+      func exited() async throws -> Int32 {
+        let status = try await process.exited()
+        if status != 0 && status != 3 {
+          let written = (try? String(contentsOf: standardError, encoding: .utf8)) ?? ""
+          Issue.record("\(name) exited with \(status): \(written)")
+        }
+        return status
+      }
+    }
+
     /// Starts the worker as `app` doing `once`, on the keychain backend (`keychain: true`) or on
     /// files.
     static func start(
       _ app: TestClient, _ once: String, provider: TestProvider, folders: Folders, index: Int = 0,
       keychain: Bool = true
-    ) throws -> Process {
+    ) throws -> Worker {
       let process = Process()
       process.executableURL = builtExecutable(named: "XidRefreshWorker")
       process.arguments = [
@@ -55,8 +74,12 @@ import XidTesting
       var environment = ["XID_WORKER_ONCE": once, "XID_WORKER_FAMILY": family]
       if keychain { environment["XID_WORKER_STORAGE"] = "keychain:" + folders.container.path }
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+      let name = "\(app.id) \(once) #\(index)"
+      let standardError = folders.control.appendingPathComponent("stderr-\(UUID().uuidString)")
+      FileManager.default.createFile(atPath: standardError.path, contents: nil)
+      process.standardError = try FileHandle(forWritingTo: standardError)
       try process.run()
-      return process
+      return Worker(process: process, name: name, standardError: standardError)
     }
 
     /// Runs the worker to its end; its exit status (3: the family's session is gone).
@@ -88,12 +111,12 @@ import XidTesting
       defer { Task { await provider.stopLoopback() } }
       let folders = try Folders()
       #expect(try await Self.run(Self.familyApp, "signIn", provider: provider, folders: folders) == 0)
-      let processes = try (0..<8).map { index in
+      let workers = try (0..<8).map { index in
         try Self.start(
           index.isMultiple(of: 2) ? Self.notesApp : Self.photosApp, "signInFromFamily", provider: provider,
           folders: folders, index: index)
       }
-      for process in processes { #expect(try await process.exited() == 0) }
+      for worker in workers { #expect(try await worker.exited() == 0) }
       #expect(await provider.counters.tokenExchanges == 2)
       // Nothing lost: the family's session and both apps' sessions still work.
       for app in [Self.familyApp, Self.notesApp, Self.photosApp] {
