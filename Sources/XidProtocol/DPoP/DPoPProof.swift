@@ -73,25 +73,39 @@ public enum DPoPProof {
   /// normalization made here; everything else stays byte for byte as sent, since servers compare
   /// bytes.
   public static func targetURI(of url: URL) -> String {
-    let text = url.absoluteString
-    let utf8 = text.utf8
-    let end = utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) ?? utf8.endIndex
-    let target = String(utf8[..<end])!
-    return hasEmptyPath(target) ? target + "/" : target
-  }
-
-  /// Whether `uri` (without query and fragment) has an authority and nothing after it: `scheme://host`.
-  private static func hasEmptyPath(_ uri: String) -> Bool {
-    let bytes = uri.utf8
-    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return false }
-    let authority = bytes[bytes.index(after: colon)...]
-    guard authority.starts(with: "//".utf8) else { return false }
-    return !authority.dropFirst(2).contains(UInt8(ascii: "/"))
+    var text = url.absoluteString
+    // One pass over the bytes (a proof is made for every request): where the query or fragment
+    // starts, and whether the path is empty (`scheme://authority` with no `/` after the authority).
+    let (end, emptyPath) = text.withUTF8 { bytes -> (Int, Bool) in
+      var end = bytes.count
+      var colon: Int?
+      var slashes = 0
+      for index in bytes.indices {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+          end = index
+          break
+        }
+        if colon == nil {
+          if byte == UInt8(ascii: ":") { colon = index }
+        } else if byte == UInt8(ascii: "/") {
+          slashes += 1
+        }
+      }
+      // The authority follows "//"; a path starts with a third "/".
+      guard let colon, end - colon >= 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+      else { return (end, false) }
+      return (end, slashes == 2)
+    }
+    guard end < text.utf8.count || emptyPath else { return text }
+    let target = String(text.utf8.prefix(end))!
+    return emptyPath ? target + "/" : target
   }
 
   /// The `ath` for `accessToken`: the base64url SHA-256 of its ASCII bytes.
   public static func accessTokenHash(_ accessToken: String) -> String {
-    Base64URL.encode(XidCrypto.sha256(accessToken.utf8))
+    var token = accessToken  // native and contiguous: withUTF8 copies nothing
+    return Base64URL.encode(token.withUTF8 { XidCrypto.sha256($0) })
   }
 
   // MARK: - Assembly
