@@ -1,6 +1,6 @@
 import Testing
-import XidTestSupport
 import XidJOSE
+import XidTestSupport
 
 struct Base64URLTests {
   @Test(arguments: [
@@ -35,5 +35,31 @@ struct Base64URLTests {
   @Test(arguments: ["Zh", "Zm9", "Zm9vYh"])
   func rejectsNonZeroTrailingBits(text: String) {
     expectXidError(.invalidEncoding) { try Base64URL.decode(text) }
+  }
+
+  /// The decoder tests whole quanta at once and writes some of them with one wider store: a bad
+  /// character is found wherever it stands, and the bytes around it never leak into a result.
+  @Test func aCharacterOutsideTheAlphabetIsRefusedAtEveryPositionOfEveryLength() {
+    for length in 2..<40 where length % 4 != 1 {
+      let text = Array(String(repeating: "QUJD", count: 10).utf8.prefix(length))
+      for position in 0..<length {
+        for bad in [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "/"), 0x20, 0x00, 0x80, 0xFF] {
+          var broken = text
+          broken[position] = bad
+          let error = broken.withUnsafeBufferPointer { bytes in
+            expectXidError(.invalidEncoding) { try Base64URL.decode(bytes) }
+          }
+          #expect(error != nil, "length \(length), byte \(bad) at \(position)")
+        }
+      }
+    }
+  }
+
+  @Test func decodesEveryLengthToTheBytesEncoded() throws {
+    for length in 0..<100 {
+      let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 7) }
+      let text = Base64URL.encode(bytes)
+      #expect(try Base64URL.decode(text) == bytes, "length \(length)")
+    }
   }
 }

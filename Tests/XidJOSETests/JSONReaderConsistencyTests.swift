@@ -51,4 +51,65 @@ struct JSONReaderConsistencyTests {
     #expect(claims.raw.count == 5)
     #expect(claims.subject == "alice")
   }
+
+  /// What a string's byte does to a document, whichever reader meets it.
+  enum StopByte: CaseIterable {
+    case escapedQuote, controlCharacter, invalidUTF8, twoByteCharacter, fourByteCharacter
+
+    /// The bytes standing at the offset, and the string they read as (`nil`: the document is refused).
+    var bytes: (json: [UInt8], reads: String?) {
+      switch self {
+      case .escapedQuote: (Array(#"\""#.utf8), "\"")
+      case .controlCharacter: ([0x1F], nil)
+      case .invalidUTF8: ([0xC3, 0x28], nil)
+      case .twoByteCharacter: (Array("é".utf8), "é")
+      case .fourByteCharacter: (Array("😀".utf8), "😀")
+      }
+    }
+  }
+
+  /// Strings are scanned eight bytes at a time: a quote's escape, a control character or a byte
+  /// outside ASCII is found at every offset within and across words, in a skipped claim's value, a
+  /// read claim's value and a member's name, and both readers decide alike.
+  @Test(arguments: StopByte.allCases)
+  func aStringsSpecialByteIsFoundAtEveryOffsetByBothReaders(stop: StopByte) throws {
+    // Right before the closing quote (in the word that ends the string), or well before it.
+    for offset in 0..<20 {
+      for after in ["", "bcdefghijklmnop"] {
+        let before = String(repeating: "a", count: offset)
+        let (special, reads) = stop.bytes
+        let text = Array(before.utf8) + special + Array(after.utf8)
+        let expected = reads.map { before + $0 + after }
+        let documents: [(json: [UInt8], check: (JWTClaims) -> Bool)] = [
+          (Array(#"{"other":""#.utf8) + text + Array(#"","sub":"s"}"#.utf8), { $0.subject == "s" }),
+          (Array(#"{"sub":""#.utf8) + text + Array(#""}"#.utf8), { $0.subject == expected }),
+          (Array(#"{""#.utf8) + text + Array(#"":1,"sub":"s"}"#.utf8), { $0.raw[expected ?? ""] == .int(1) }),
+        ]
+        for (json, check) in documents {
+          if expected == nil {
+            expectXidError(.invalidJSON) { try JSONValue(parsing: json) }
+            expectXidError(.invalidJSON) { try JWTClaims(payload: json) }
+          } else {
+            let claims = try JWTClaims(payload: json)
+            #expect(check(claims), "\(stop) at offset \(offset), \(after.count) bytes before the quote")
+            #expect(try claims.raw == JSONValue(parsing: json).objectValue)
+          }
+        }
+      }
+    }
+  }
+
+  /// Names are kept on the stack while they are few, plain and ASCII; past that they move to a set
+  /// of strings, and a repeat is still refused, escaped or not.
+  @Test(arguments: [31, 32, 33, 60])
+  func aRepeatedNameIsRefusedWhereverTheObjectsNamesAreKept(members: Int) throws {
+    let names = (0..<members).map { "claim\($0)" }
+    let distinct = "{" + names.map { #""\#($0)":1"# }.joined(separator: ",") + "}"
+    #expect(try JWTClaims(payload: Array(distinct.utf8)).raw.count == members)
+    for repeated in [#""claim3""#, #""\u0063laim3""#, "\"claim\(members - 1)\""] {
+      let json = String(distinct.dropLast()) + "," + repeated + ":2}"
+      expectXidError(.invalidJSON) { try JSONValue(parsing: json) }
+      expectXidError(.invalidJSON) { try JWTClaims(payload: Array(json.utf8)) }
+    }
+  }
 }

@@ -155,17 +155,15 @@ struct JSONParser {
     position += 1  // opening quote
     let start = position
     // Fast path: no escapes.
-    while position < input.count {
-      let byte = input[position]
-      if byte == UInt8(ascii: "\"") {
-        let string = try makeString(UnsafeBufferPointer(rebasing: input[start..<position]))
-        position += 1
-        return string
-      }
-      if byte == UInt8(ascii: "\\") { break }
-      guard byte >= 0x20 else { throw error("control character in a string") }
+    let run = scanStringRun(from: start)
+    position = run.end
+    if position < input.count, input[position] == UInt8(ascii: "\"") {
+      let utf8 = UnsafeBufferPointer(rebasing: input[start..<position])
+      let string = run.hasNonASCII ? try makeString(utf8) : String(decoding: utf8, as: UTF8.self)
       position += 1
+      return string
     }
+    if position < input.count, input[position] < 0x20 { throw error("control character in a string") }
     var bytes = Array(input[start..<position])
     while position < input.count {
       let byte = input[position]

@@ -13,10 +13,8 @@ struct NameTable<Name: RawRepresentable & CaseIterable & Sendable>: Sendable whe
     }
   }
 
-  /// The case whose name is `bytes`, if any.
-  func match(_ bytes: UnsafeBufferPointer<UInt8>) -> Name? {
-    guard bytes.count <= NameKey.wholeLength else { return nil }
-    let key = NameKey(bytes)
+  /// The case whose name has `key`, if any (a key that is not whole matches none).
+  func match(_ key: NameKey) -> Name? {
     for entry in entries where entry.key == key { return entry.name }
     return nil
   }
@@ -28,6 +26,6 @@ protocol NameMatchable: RawRepresentable, CaseIterable, Sendable where RawValue 
 }
 
 extension NameMatchable {
-  /// The case named by `bytes`, if any.
-  static func match(_ bytes: UnsafeBufferPointer<UInt8>) -> Self? { names.match(bytes) }
+  /// The case named by `name`, if any.
+  static func match(_ name: JSONParser.MemberName) -> Self? { names.match(name.key) }
 }

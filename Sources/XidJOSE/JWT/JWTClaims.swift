@@ -60,10 +60,10 @@ public struct JWTClaims: Sendable, Hashable {
     try self.payload.withUnsafeBufferPointer { bytes in
       // One pass over the members, matching names and building only the registered claims' values:
       // this is on the path of every token verification.
-      try JSONParser.visitObject(bytes) { nameBytes, parser in
+      try JSONParser.visitObject(bytes) { member, parser in
         // Every registered claim's name has at most 9 bytes, so it is a small (inline) string.
         // Names are matched as bytes: no string is made for a member that is not read.
-        guard let claim = Registered.match(nameBytes) else { return try parser.skipValue() }
+        guard let claim = Registered.match(member) else { return try parser.skipValue() }
         let name = claim.rawValue
         switch claim {
         case .iss: issuer = try Self.string(name, parser.parseValue())
