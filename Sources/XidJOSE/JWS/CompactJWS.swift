@@ -91,7 +91,7 @@ public struct CompactJWS: Sendable, CustomStringConvertible, CustomReflectable {
   @discardableResult
   public func verify(with key: JWSVerificationKey, allowedAlgorithms: Set<JWSAlgorithm>) throws -> JWSAlgorithm {
     let algorithm = try header.algorithm(allowedBy: allowedAlgorithms)
-    guard key.jwk.permitsVerification(with: algorithm) else {
+    guard key.permitsVerification(with: algorithm) else {
       throw XidError(.algorithmNotAllowed, "the key \(key.jwk) cannot verify \(algorithm) signatures")
     }
     guard isSigned(by: key, algorithm: algorithm) else {
@@ -111,7 +111,14 @@ public struct CompactJWS: Sendable, CustomStringConvertible, CustomReflectable {
   @discardableResult
   public func verify(using keySet: JWKSet, allowedAlgorithms: Set<JWSAlgorithm>) throws -> JWSVerificationKey {
     let algorithm = try header.algorithm(allowedBy: allowedAlgorithms)
-    let candidates = try keySet.candidates(keyID: header.keyID, algorithm: algorithm)
+    if let keyID = header.keyID {
+      let key = try keySet.candidate(keyID: keyID, algorithm: algorithm)
+      guard isSigned(by: key, algorithm: algorithm) else {
+        throw XidError(.invalidSignature, "the \(algorithm) signature does not verify with the key that fit")
+      }
+      return key
+    }
+    let candidates = try keySet.candidates(keyID: nil, algorithm: algorithm)
     for key in candidates where isSigned(by: key, algorithm: algorithm) { return key }
     throw XidError(
       .invalidSignature,

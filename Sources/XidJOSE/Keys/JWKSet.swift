@@ -64,17 +64,23 @@ public struct JWKSet: Sendable {
   ///   guessed at).
   public func candidates(keyID: String?, algorithm: JWSAlgorithm) throws -> [JWSVerificationKey] {
     guard let keyID else {
-      let fitting = keys.filter { $0.jwk.permitsVerification(with: algorithm) }
+      let fitting = keys.filter { $0.permitsVerification(with: algorithm) }
       guard !fitting.isEmpty else {
         if let error = shortKeyError(keyID: nil, algorithm: algorithm) { throw error }
         throw XidError(.noMatchingKey, "the key set has no key for \(algorithm) (the token names no kid)")
       }
       return fitting
     }
+    return [try candidate(keyID: keyID, algorithm: algorithm)]
+  }
+
+  /// The one key with `keyID` that fits `algorithm`: ``candidates(keyID:algorithm:)`` for a token that
+  /// names its key, without an array.
+  func candidate(keyID: String, algorithm: JWSAlgorithm) throws -> JWSVerificationKey {
     var named: JWSVerificationKey?
-    for key in keys where key.keyID == keyID && key.jwk.permitsVerification(with: algorithm) {
+    for key in keys where key.keyID == keyID && key.permitsVerification(with: algorithm) {
       guard named == nil else {
-        let count = keys.filter { $0.keyID == keyID && $0.jwk.permitsVerification(with: algorithm) }.count
+        let count = keys.filter { $0.keyID == keyID && $0.permitsVerification(with: algorithm) }.count
         throw XidError(
           .noMatchingKey,
           "the key set has \(count) \(algorithm) keys with kid \"\(keyID.prefix(64))\"; refusing to guess")
@@ -85,7 +91,7 @@ public struct JWKSet: Sendable {
       if let error = shortKeyError(keyID: keyID, algorithm: algorithm) { throw error }
       throw XidError(.noMatchingKey, "the key set has no \(algorithm) key with the token's kid \"\(keyID.prefix(64))\"")
     }
-    return [named]
+    return named
   }
 
   /// The error for a JWS of `algorithm` naming `keyID` (or, with `nil`, naming no key) that no key of
