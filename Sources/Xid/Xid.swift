@@ -322,11 +322,12 @@ public final class Xid: Sendable {
   /// ``XidConfiguration/usesDPoP`` `Authorization: DPoP …` and a `DPoP` proof. On a 401 whose
   /// `WWW-Authenticate` says `invalid_token` (or cannot be read), the token is refreshed and the
   /// request sent once more; a DPoP nonce challenge is answered once. The request is sent at most
-  /// three times.
+  /// three times. A step-up challenge (RFC 9470) is thrown as ``XidError/Code/stepUpRequired``: sign
+  /// the user in again with `SignInOptions(stepUp: error.stepUp!)`, then repeat the request.
   ///
-  /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback, token
-  ///   errors (see ``getAccessToken(forceRefresh:)``), ``XidError/Code/dpopKeyUnavailable``, and
-  ///   transport errors.
+  /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback,
+  ///   ``XidError/Code/stepUpRequired``, token errors (see ``getAccessToken(forceRefresh:)``),
+  ///   ``XidError/Code/dpopKeyUnavailable``, and transport errors.
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await engine().send(request)
   }

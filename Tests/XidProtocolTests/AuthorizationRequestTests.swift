@@ -229,4 +229,61 @@ struct AuthorizationRequestTests {
     #expect(!dumped.contains("very-secret-value"))
     #expect("\(configuration.identity.clientAuthentication)" == "client_secret_post")
   }
+
+  /// A step-up (RFC 9470) asks for exactly what the resource server wanted: its `acr_values`, also as
+  /// an essential `acr` claim (OpenID Connect Core §5.5.1.1), its `max_age`, and `prompt=login` for an
+  /// authentication now; the pending request remembers what the ID token must show.
+  @Test func aStepUpAsksForItsACRValuesAsAnEssentialClaimAndItsMaxAge() async throws {
+    let provider = try FakeProvider()
+    let client = try provider.client()
+    var options = SignInOptions(stepUp: StepUpRequirement(acrValues: ["gold", "silver"], maxAge: .seconds(300)))
+    options.acrValues = ["ignored"]
+    options.maxAge = .seconds(9)
+    options.stepUpSubject = "alice"
+    let request = try await client.makeAuthorizationRequest(options)
+    let query = request.url.query
+    #expect(query["acr_values"] == "gold silver")
+    #expect(query["max_age"] == "300")
+    #expect(query["prompt"] == nil)
+    let claims = try JSONValue(parsing: try #require(query["claims"]))
+    #expect(
+      claims == .object(["id_token": .object(["acr": .object(["essential": true, "values": ["gold", "silver"]])])]))
+    #expect(request.pending.requiredACRValues == ["gold", "silver"])
+    #expect(request.pending.requiredSubject == "alice")
+    #expect(request.pending.maxAge == .seconds(300))
+  }
+
+  @Test(arguments: [StepUpRequirement(maxAge: .zero), StepUpRequirement()])
+  func aStepUpThatAsksForAnAuthenticationNowSendsPromptLoginAndMaxAgeZero(stepUp: StepUpRequirement) async throws {
+    let provider = try FakeProvider()
+    let request = try await provider.client().makeAuthorizationRequest(SignInOptions(stepUp: stepUp))
+    #expect(request.url.query["prompt"] == "login")
+    #expect(request.url.query["max_age"] == "0")
+    #expect(request.url.query["claims"] == nil)
+    #expect(request.pending.requiredACRValues == nil)
+  }
+
+  @Test func anOrdinarySignInRequiresNoACRAndNoSubject() async throws {
+    let provider = try FakeProvider()
+    let request = try await provider.client().makeAuthorizationRequest(SignInOptions(acrValues: ["gold"]))
+    #expect(request.url.query["acr_values"] == "gold")
+    #expect(request.url.query["claims"] == nil)
+    #expect(request.pending.requiredACRValues == nil && request.pending.requiredSubject == nil)
+    #expect(!request.pending.isStepUp)
+  }
+
+  @Test func aStepUpOfAFamilysAppDoesNotAskForTheFamilysSessionAgain() async throws {
+    let provider = try FakeProvider()
+    let client = try provider.client { $0.identity.family = AppFamily(name: "com.example.apps") }
+    #expect(try await client.makeAuthorizationRequest().url.query["scope"] == "openid profile device_sso")
+    let stepUp = try await client.makeAuthorizationRequest(SignInOptions(stepUp: StepUpRequirement(maxAge: .zero)))
+    #expect(stepUp.url.query["scope"] == "openid profile")
+  }
+
+  @Test func aStepUpRefusesAClaimsParameterOfItsOwn() async throws {
+    let provider = try FakeProvider()
+    var options = SignInOptions(stepUp: StepUpRequirement(acrValues: ["gold"]))
+    options.additionalParameters = ["claims": #"{"id_token":{"acr":{"value":"bronze"}}}"#]
+    await expectXidError(.invalidConfiguration) { try await provider.client().makeAuthorizationRequest(options) }
+  }
 }

@@ -113,6 +113,12 @@ extension XidError.Code {
   public static let unknownSigningKey = Self("unknownSigningKey")
   /// The provider's JWK Set (`jwks_uri`) could not be fetched or parsed. Try again later.
   public static let keySetUnavailable = Self("keySetUnavailable")
+  /// A resource server asks for a stronger or more recent authentication of the user (RFC 9470: a
+  /// 401 whose `WWW-Authenticate` challenge says `insufficient_user_authentication`).
+  /// ``XidError/stepUp`` holds its `acr_values` and `max_age`. The session is kept: sign the same
+  /// user in again with `SignInOptions(stepUp:)` from the app in the foreground, then repeat the
+  /// request. An App Intent cannot show the sign-in page; it asks the user to open the app.
+  public static let stepUpRequired = Self("stepUpRequired")
   /// The UserInfo endpoint refused the request; ``XidError/httpStatus`` and ``XidError/oauthError``
   /// (from `WWW-Authenticate`) say how. On `invalid_token`, refresh the access token and retry.
   public static let userInfoFailed = Self("userInfoFailed")
@@ -291,6 +297,7 @@ extension XidError.Code {
     .deviceSecretMismatch,
     .unknownSigningKey,
     .keySetUnavailable,
+    .stepUpRequired,
     .userInfoFailed,
     .userInfoMismatch,
     .unsupportedResponse,

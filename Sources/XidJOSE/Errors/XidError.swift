@@ -21,15 +21,28 @@ public struct XidError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The OAuth 2.0 `error` code the server sent (RFC 6749 §5.2, for example `"invalid_grant"`),
   /// when it sent one.
   public let oauthError: String?
+  /// What a resource server asks of the user's authentication, for ``Code/stepUpRequired``; `nil`
+  /// for every other code.
+  public let stepUp: StepUpRequirement?
 
   /// Creates an error with a code, a reason and, optionally, the HTTP status and OAuth error behind it.
   ///
   /// - Important: never put token material into `reason`.
   public init(_ code: Code, _ reason: String, httpStatus: Int? = nil, oauthError: String? = nil) {
+    self.init(code, reason, httpStatus: httpStatus, oauthError: oauthError, stepUp: nil)
+  }
+
+  /// Creates a ``Code/stepUpRequired`` error (or any other) with the requirement behind it.
+  ///
+  /// - Important: never put token material into `reason`.
+  public init(
+    _ code: Code, _ reason: String, httpStatus: Int? = nil, oauthError: String? = nil, stepUp: StepUpRequirement?
+  ) {
     self.code = code
     self.reason = reason
     self.httpStatus = httpStatus
     self.oauthError = oauthError
+    self.stepUp = stepUp
   }
 
   /// `XidError(<code>, HTTP <status>, <oauth error>): <reason>`, with the parts that are known.

@@ -39,6 +39,8 @@ public struct JWTClaims: Sendable, Hashable {
   public let authTime: Date?
   /// `sid` (OpenID Connect): the session at the provider.
   public let sessionID: String?
+  /// `acr` (OpenID Connect): the authentication context class the user's authentication satisfied.
+  public let authenticationContextClass: String?
   /// `ds_hash` (OpenID Connect Native SSO for Mobile Apps 1.0): the binding of an ID token to the
   /// device secret issued with it.
   public let deviceSecretHash: String?
@@ -55,6 +57,7 @@ public struct JWTClaims: Sendable, Hashable {
     self.payload = payload as? [UInt8] ?? Array(payload)
     var issuer: String?, subject: String?, jwtID: String?, nonce: String?, authorizedParty: String?
     var accessTokenHash: String?, codeHash: String?, sessionID: String?, deviceSecretHash: String?
+    var authenticationContextClass: String?
     var expiresAt: Date?, notBefore: Date?, issuedAt: Date?, authTime: Date?
     var audience: [String] = []
     try self.payload.withUnsafeBufferPointer { bytes in
@@ -80,12 +83,14 @@ public struct JWTClaims: Sendable, Hashable {
         case .auth_time: authTime = try Self.date(name, parser.parseValue())
         case .sid: sessionID = try Self.string(name, parser.parseValue())
         case .ds_hash: deviceSecretHash = try Self.string(name, parser.parseValue())
+        case .acr: authenticationContextClass = try Self.string(name, parser.parseValue())
         }
       }
     }
     (self.issuer, self.subject, self.audience, self.jwtID, self.nonce) = (issuer, subject, audience, jwtID, nonce)
     (self.authorizedParty, self.accessTokenHash, self.codeHash, self.sessionID, self.deviceSecretHash) =
       (authorizedParty, accessTokenHash, codeHash, sessionID, deviceSecretHash)
+    self.authenticationContextClass = authenticationContextClass
     (self.expiresAt, self.notBefore, self.issuedAt, self.authTime) = (expiresAt, notBefore, issuedAt, authTime)
   }
 
@@ -101,7 +106,7 @@ public struct JWTClaims: Sendable, Hashable {
 
   /// The claims ``init(payload:)`` reads into typed properties.
   private enum Registered: String, CaseIterable, NameMatchable {
-    case iss, sub, aud, exp, nbf, iat, jti, nonce, azp, at_hash, c_hash, auth_time, sid, ds_hash
+    case iss, sub, aud, exp, nbf, iat, jti, nonce, azp, at_hash, c_hash, auth_time, sid, ds_hash, acr
     static let names = NameTable(Self.self)
   }
 

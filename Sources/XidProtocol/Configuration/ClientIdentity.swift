@@ -64,10 +64,11 @@ public struct ClientIdentity: Sendable, Hashable {
   public var requestedScopes: [String] { requestedScopes(nil) }
 
   /// The scopes a sign-in requests: `openid` first, then `scopes` (``scopes`` when `nil`) without
-  /// duplicates, and `device_sso` for a member of an app ``family``.
-  package func requestedScopes(_ scopes: [String]?) -> [String] {
+  /// duplicates, and `device_sso` for a member of an app ``family`` unless `includingFamily` is
+  /// `false` (a step-up, which is this app's alone).
+  package func requestedScopes(_ scopes: [String]?, includingFamily: Bool = true) -> [String] {
     let scopes = scopes ?? self.scopes
-    return Self.withOpenID(family == nil ? scopes : scopes + [AppFamily.deviceSSOScope])
+    return Self.withOpenID(family == nil || !includingFamily ? scopes : scopes + [AppFamily.deviceSSOScope])
   }
 
   /// `openid` followed by `scopes`, each once, in order.

@@ -121,7 +121,10 @@ extension SessionEngine {
         let response = try await transport.send(authorized)
         sends += 1
         let learnt = key != nil && dpopNonces.record(response, from: request.url)
-        guard response.status == 401, sends < 3 else { return response }
+        guard response.status == 401 else { return response }
+        // The token is good but the user's authentication is not (RFC 9470): a refresh cannot help.
+        if let stepUp = response.stepUpError { throw stepUp }
+        guard sends < 3 else { return response }
         if learnt, !retriedWithNonce, response.asksForDPoPNonce {
           retriedWithNonce = true
           configuration.parts.logger.log(

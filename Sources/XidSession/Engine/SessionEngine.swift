@@ -139,6 +139,15 @@ public actor SessionEngine {
   /// request as pending. A failure leaves no key behind.
   private func startAuthorization(_ options: SignInOptions) async throws -> AuthorizationRequest {
     try await checkPresenceBeforeSignIn()
+    var options = options
+    if options.stepUp != nil {
+      guard let current = try await account.record() else {
+        throw XidError(
+          .signInRequired,
+          "a step-up signs the session's user in again, and no one is signed in for this account; sign in first")
+      }
+      options.stepUpSubject = try XidSession(record: current).subject
+    }
     let key = try makeSignInKey()
     do {
       if key?.key is PresenceDPoPKey, try await client.willPush(options) {
@@ -188,7 +197,23 @@ public actor SessionEngine {
     }
     try await presence.prepareToSign(with: key?.key)
     let result = try await client.handleRedirect(url: url, pending: [matched], dpopKey: key?.key)
-    return try await signedIn(result.tokens, idToken: result.idToken, requested: matched.scopes, key: key, via: "")
+    guard matched.isStepUp else {
+      return try await signedIn(result.tokens, idToken: result.idToken, requested: matched.scopes, key: key, via: "")
+    }
+    // The session the step-up strengthens must still be there: a sign-out meanwhile is not undone.
+    guard let current = try await account.record(), try XidSession(record: current).subject == matched.requiredSubject
+    else {
+      let outcome = await client.revokeReportingOutcome(
+        [result.tokens.refreshToken.map { ($0, .refreshToken) }, (result.tokens.accessToken, .accessToken)]
+          .compactMap { $0 }, dpopKey: key?.key)
+      throw XidError(
+        .signInRequired,
+        "the session ended while its step-up was in progress, so the step-up's tokens were not kept ("
+          + outcome.clause(about: "they") + "); sign in again")
+    }
+    return try await signedIn(
+      result.tokens, idToken: result.idToken, requested: matched.scopes, key: key, via: " again (a step-up)",
+      steppingUp: current)
   }
 
   /// Stores a sign-in's tokens as the account's session and reports it signed in: the one place
@@ -199,8 +224,11 @@ public actor SessionEngine {
   ///   - requested: the scopes the sign-in asked for, recorded when the answer names none.
   ///   - key: the DPoP key the tokens are bound to.
   ///   - flow: how the user signed in, for the log line (" with a device code").
+  ///   - previous: for a step-up, the session it strengthens: its link to the app family is kept, and
+  ///     the family's record is left as it is (a step-up is this app's).
   private func signedIn(
-    _ tokens: TokenResponse, idToken: IDToken?, requested: [String], key: PreparedDPoPKey?, via flow: String
+    _ tokens: TokenResponse, idToken: IDToken?, requested: [String], key: PreparedDPoPKey?, via flow: String,
+    steppingUp previous: TokenRecord? = nil
   ) async throws -> XidSession {
     let identity = configuration.identity
     let record = TokenRecord(
@@ -210,14 +238,20 @@ public actor SessionEngine {
       account: identity.account, signInID: try TokenRecord.newSignInID(), pinnedIssuer: idToken?.issuer,
       pinnedSubject: idToken?.subject, dpopKeyThumbprint: key?.thumbprint)
     let stored: TokenRecord
-    if let family = identity.family {
+    if let previous {
+      var linked = record
+      (linked.familyKey, linked.familySignInID) = (previous.familyKey, previous.familySignInID)
+      try await store(linked)
+      stored = linked
+    } else if let family = identity.family {
       stored = try await familySignedIn(record, tokens: tokens, idToken: idToken, family: family)
     } else {
       try await store(record)
       stored = record
     }
     presence.didSignIn()
-    logger.log(.info, category: "sign-in", "signed in" + flow + (identity.family == nil ? "" : " to the app family"))
+    let toFamily = identity.family != nil && previous == nil
+    logger.log(.info, category: "sign-in", "signed in" + flow + (toFamily ? " to the app family" : ""))
     return try XidSession(record: stored, dpopBinding: binding(of: stored))
   }
 
@@ -408,9 +442,13 @@ public actor SessionEngine {
   /// refreshed and the request sent once more. A DPoP `use_dpop_nonce` challenge is retried once
   /// with the server's new nonce. The request is sent at most three times.
   ///
-  /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback, token
-  ///   errors (see ``accessToken(forceRefresh:)``), ``XidError/Code/dpopKeyUnavailable``, and
-  ///   transport errors.
+  /// A 401 that asks for a step-up (RFC 9470 `insufficient_user_authentication`) is neither refreshed
+  /// nor retried: it is thrown as ``XidError/Code/stepUpRequired``, with what the server asks for in
+  /// ``XidError/stepUp``, and the session is kept.
+  ///
+  /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback,
+  ///   ``XidError/Code/stepUpRequired``, token errors (see ``accessToken(forceRefresh:)``),
+  ///   ``XidError/Code/dpopKeyUnavailable``, and transport errors.
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try request.url.requireSecure(for: "authorized request URL")
     return try await sendAuthorized(request)

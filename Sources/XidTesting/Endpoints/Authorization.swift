@@ -56,8 +56,10 @@ extension TestProvider {
     }
     var mustSignIn = session == nil || request.prompt.contains("login") || user.behavior == .requireLogin
     if let maxAge = request.maxAge, let session, now.timeIntervalSince(session.authTime) > maxAge { mustSignIn = true }
+    let acr = try authenticationContext(for: request)
+    if let acr, session?.acr != acr { mustSignIn = true }
     if mustSignIn && silent { throw OAuthFailure("login_required", "the user is not signed in") }
-    let session = try mustSignIn ? signIn(now: now) : session!
+    let session = try mustSignIn ? signIn(now: now, acr: acr) : session!
     let code = try Randomness.token()
     store.codes[code] = AuthorizationCodeRecord(
       authorization: Authorization(
@@ -67,11 +69,27 @@ extension TestProvider {
     return code
   }
 
-  /// Signs the user in now: a new session with a new `sid`.
-  func signIn(now: Date) throws -> UserSession {
-    let session = UserSession(authTime: now, id: try Randomness.token(bytes: 16))
+  /// Signs the user in now: a new session with a new `sid`, which satisfies `acr` (by default the
+  /// class of the session it replaces, or the weakest the provider has).
+  func signIn(now: Date, acr: String? = nil) throws -> UserSession {
+    let session = UserSession(
+      authTime: now, id: try Randomness.token(bytes: 16),
+      acr: acr ?? self.session?.acr ?? configuration.acrValuesSupported.first)
     self.session = session
     return session
+  }
+
+  /// The authentication context class a request asks for and the provider has: the first of its
+  /// values the provider supports; `nil` when it asks for none (or the provider issues no `acr`).
+  private func authenticationContext(for request: AuthorizationRequest) throws -> String? {
+    let supported = configuration.acrValuesSupported
+    guard !supported.isEmpty, !request.acrValues.isEmpty else { return nil }
+    if let acr = request.acrValues.first(where: supported.contains) { return acr }
+    if request.acrIsEssential {
+      throw OAuthFailure(
+        "unmet_authentication_requirements", "the provider cannot satisfy any of the essential acr values asked for")
+    }
+    return nil
   }
 
   /// A `302` to the client's redirect URI with `parameters`, `state` and `iss` (RFC 9207), as the

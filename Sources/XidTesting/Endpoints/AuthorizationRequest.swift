@@ -12,6 +12,11 @@ struct AuthorizationRequest {
   let maxAge: TimeInterval?
   /// `dpop_jkt` (RFC 9449 §10): the thumbprint of the key the code is bound to.
   let dpopJKT: String?
+  /// The `acr` values asked for, in order: an essential `acr` claim's `values` (OpenID Connect Core
+  /// §5.5.1.1), else `acr_values`.
+  let acrValues: [String]
+  /// Whether the `claims` parameter asks for `acr` as an essential claim.
+  let acrIsEssential: Bool
 
   /// The client and redirect URI of a request. Failures here must not be redirected: the redirect
   /// URI is not trusted yet (RFC 6749 §4.1.2.1).
@@ -76,5 +81,19 @@ struct AuthorizationRequest {
     self.prompt = prompt
     self.maxAge = maxAge
     self.dpopJKT = parameters["dpop_jkt"]
+    let acr = try Self.requestedACR(parameters["claims"])
+    self.acrValues = acr?.values ?? (parameters["acr_values"] ?? "").split(separator: " ").map(String.init)
+    self.acrIsEssential = acr?.essential ?? false
+  }
+
+  /// The `acr` member of the `claims` parameter's `id_token` object, if any.
+  private static func requestedACR(_ claims: String?) throws -> (values: [String]?, essential: Bool)? {
+    guard let claims else { return nil }
+    guard let object = try? JSONValue(parsing: claims).objectValue else {
+      throw OAuthFailure.invalidRequest("the claims parameter is not a JSON object")
+    }
+    guard let acr = object["id_token"]?.objectValue?["acr"]?.objectValue else { return nil }
+    let values = acr["values"]?.arrayValue?.compactMap(\.stringValue) ?? acr["value"]?.stringValue.map { [$0] }
+    return (values, acr["essential"] == .bool(true))
   }
 }

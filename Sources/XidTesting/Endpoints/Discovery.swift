@@ -31,14 +31,18 @@ extension TestProvider {
           + (configuration.nativeSSO.isSupported ? ["device_sso"] : [])).map { .string($0) }),
       "claims_supported": .array(
         (["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash", "sid"]
-          + (configuration.nativeSSO.isSupported ? ["ds_hash"] : []) + ScopeClaims.all).map { .string($0) }),
+          + (configuration.nativeSSO.isSupported ? ["ds_hash"] : [])
+          + (configuration.acrValuesSupported.isEmpty ? [] : ["acr"]) + ScopeClaims.all).map { .string($0) }),
       "native_sso_supported": .bool(configuration.nativeSSO.isSupported),
       "prompt_values_supported": ["none", "login", "consent"],
       "authorization_response_iss_parameter_supported": true,
-      "claims_parameter_supported": false,
+      "claims_parameter_supported": .bool(!configuration.acrValuesSupported.isEmpty),
       "request_parameter_supported": false,
       "request_uri_parameter_supported": false,
     ]
+    if !configuration.acrValuesSupported.isEmpty {
+      document["acr_values_supported"] = .array(configuration.acrValuesSupported.map { .string($0) })
+    }
     if configuration.supportsRevocation {
       document["revocation_endpoint"] = link(.revocation)
       document["revocation_endpoint_auth_methods_supported"] = authenticationMethods

@@ -67,6 +67,13 @@ extension TestProvider {
     /// How the provider serves OpenID Connect Native SSO for Mobile Apps (device secrets, and the
     /// exchange of a family's ID token for a sibling app's tokens).
     public var nativeSSO = NativeSSOSettings()
+    /// The authentication context classes the provider can satisfy, weakest first (its
+    /// `acr_values_supported`); empty for a provider that issues no `acr`. A sign-in gets the first
+    /// one unless it asks for another with `acr_values` or an essential `acr` claim (OpenID Connect
+    /// Core §5.5.1.1); a class the user's session does not have makes the user sign in again (a
+    /// step-up), and an essential one the provider cannot satisfy fails with
+    /// `unmet_authentication_requirements`.
+    public var acrValuesSupported: [String] = []
 
     /// The default configuration: the ``TestClient/example`` client, ES256, short lifetimes, PAR
     /// supported, rotating refresh tokens.

@@ -83,6 +83,14 @@ extension TestProvider {
 
     // MARK: Other responses
 
+    /// The ID token of a sign-in has the `acr` ``foreignACR``, whatever the request asked for.
+    case unrequestedACR
+    /// The ID token of a sign-in states an authentication an hour before the one that took place
+    /// (`auth_time`), as a provider that ignores `max_age` and `prompt=login` would.
+    case staleAuthTime
+    /// The ID token of a sign-in (an authorization code's) has the `sub` ``foreignSubject``, as if
+    /// another user had signed in at the provider. Only code exchanges use this mode up.
+    case otherSubjectOnSignIn
     /// The UserInfo response's `sub` is ``foreignSubject``.
     case otherSubjectInUserInfo
     /// The discovery document's `issuer` is ``foreignIssuer``.
@@ -105,6 +113,8 @@ extension TestProvider {
     public static let foreignSubject = "mallory"
     /// The audience ``wrongAudience`` names: `another-client`.
     public static let foreignAudience = "another-client"
+    /// The authentication context class ``unrequestedACR`` names: `urn:xid:test:acr:none`.
+    public static let foreignACR = "urn:xid:test:acr:none"
   }
 
   /// How many responses a ``Misbehavior`` applies to.

@@ -32,7 +32,12 @@ extension TestProvider {
     claims["azp"] = .string(authorization.clientId)
     claims["iat"] = Self.numericDate(issuedAt)
     claims["exp"] = Self.numericDate(issuedAt + lifetime)
-    claims["auth_time"] = Self.numericDate(authorization.session.authTime.timeIntervalSince1970.rounded(.down))
+    let authTime = authorization.session.authTime.timeIntervalSince1970.rounded(.down)
+    let signingIn = code != nil && !refreshing
+    claims["auth_time"] = Self.numericDate(signingIn && misbehaviors.use(.staleAuthTime) ? authTime - 3600 : authTime)
+    if let acr = authorization.session.acr { claims["acr"] = .string(acr) }
+    if signingIn && misbehaviors.use(.unrequestedACR) { claims["acr"] = .string(Misbehavior.foreignACR) }
+    if signingIn && misbehaviors.use(.otherSubjectOnSignIn) { claims["sub"] = .string(Misbehavior.foreignSubject) }
     claims["sid"] = .string(authorization.session.id)
     if let accessToken { claims["at_hash"] = .string(Self.tokenHash(accessToken, for: key.algorithm)) }
     if let deviceSecret {

@@ -5,6 +5,8 @@ import XidCore
 struct UserSession {
   let authTime: Date
   let id: String
+  /// The authentication context class the sign-in satisfied, when the provider issues `acr`.
+  var acr: String? = nil
 }
 
 /// What a user granted a client: the subject of every token of the grant.

@@ -46,10 +46,17 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
         "additional authorization parameters may not set \(reserved.sorted().joined(separator: ", ")); Xid sets these itself or through SignInOptions"
       )
     }
-    if let maxAge = options.maxAge, maxAge < .zero {
+    if let maxAge = options.requestedMaxAge, maxAge < .zero {
       throw XidError(.invalidConfiguration, "max_age must not be negative")
     }
-    let scopes = configuration.identity.requestedScopes(options.scopes)
+    if let stepUp = options.stepUp, !stepUp.acrValues.isEmpty, options.additionalParameters["claims"] != nil {
+      throw XidError(
+        .invalidConfiguration,
+        "a step-up asks for its acr values in the claims parameter itself; remove \"claims\" from the additional parameters"
+      )
+    }
+    // A step-up is this app's: the family's session (device_sso) is not asked for again.
+    let scopes = configuration.identity.requestedScopes(options.scopes, includingFamily: options.stepUp == nil)
     try configuration.checkRequestScope(
       scopes.joined(separator: " "), of: "the authorization request",
       from: options.scopes == nil ? "XidConfiguration.identity.scopes" : "SignInOptions.scopes")
@@ -87,21 +94,31 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
       ("code_challenge", pkce.challenge),
       ("code_challenge_method", pkce.method),
     ]
-    if !options.prompt.isEmpty { parameters.append(("prompt", options.prompt.joined(separator: " "))) }
+    let prompt = options.requestedPrompt, maxAge = options.requestedMaxAge, acrValues = options.requestedACRValues
+    if !prompt.isEmpty { parameters.append(("prompt", prompt.joined(separator: " "))) }
     if let loginHint = options.loginHint { parameters.append(("login_hint", loginHint)) }
-    if let maxAge = options.maxAge { parameters.append(("max_age", String(maxAge.components.seconds))) }
+    if let maxAge { parameters.append(("max_age", String(maxAge.components.seconds))) }
     if !options.uiLocales.isEmpty { parameters.append(("ui_locales", options.uiLocales.joined(separator: " "))) }
-    if !options.acrValues.isEmpty { parameters.append(("acr_values", options.acrValues.joined(separator: " "))) }
+    if !acrValues.isEmpty { parameters.append(("acr_values", acrValues.joined(separator: " "))) }
+    let requiredACRValues = options.stepUp.flatMap { $0.acrValues.isEmpty ? nil : $0.acrValues }
+    if let requiredACRValues { parameters.append(("claims", Self.essentialACRClaims(requiredACRValues))) }
     if let dpopKeyThumbprint { parameters.append(("dpop_jkt", dpopKeyThumbprint)) }
     for name in options.additionalParameters.keys.sorted() {
       parameters.append((name, options.additionalParameters[name]!))
     }
     let pending = PendingAuthorization(
-      state: state, nonce: nonce, codeVerifier: pkce.verifier, redirectUri: redirectUri, maxAge: options.maxAge,
+      state: state, nonce: nonce, codeVerifier: pkce.verifier, redirectUri: redirectUri, maxAge: maxAge,
       issuer: configuration.identity.issuerIdentifier, clientId: configuration.identity.clientId, scopes: scopes,
-      createdAt: now,
-      dpopKeyThumbprint: dpopKeyThumbprint)
+      createdAt: now, dpopKeyThumbprint: dpopKeyThumbprint, requiredACRValues: requiredACRValues,
+      requiredSubject: options.stepUp == nil ? nil : options.stepUpSubject)
     return (parameters, pending)
+  }
+
+  /// The `claims` request parameter (OpenID Connect Core §5.5) that asks for an ID token whose `acr`
+  /// is one of `values`, as an essential claim (§5.5.1.1).
+  static func essentialACRClaims(_ values: [String]) -> String {
+    let acr: JSONValue = .object(["essential": .bool(true), "values": .array(values.map { .string($0) })])
+    return JSONValue.object(["id_token": .object(["acr": acr])]).serialized(sortedKeys: true)
   }
 
   /// Whether a request should be pushed: always when the provider requires it, otherwise when asked

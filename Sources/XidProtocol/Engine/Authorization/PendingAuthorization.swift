@@ -31,11 +31,16 @@ public struct PendingAuthorization: Sendable, Hashable, Codable, CustomStringCon
   /// The thumbprint of the DPoP key the request's `dpop_jkt` named, for a DPoP-bound sign-in: the
   /// code can only be exchanged with a proof of that key.
   public let dpopKeyThumbprint: String?
+  /// For a step-up, the `acr` values the ID token's `acr` must be one of; `nil` otherwise.
+  public let requiredACRValues: [String]?
+  /// For a step-up, the `sub` the ID token must have (the session's); `nil` otherwise.
+  public let requiredSubject: String?
 
   /// Creates a pending authorization (the client makes these; tests and storage migrations may too).
   public init(
     state: String, nonce: String, codeVerifier: String, redirectUri: URL, maxAge: Duration?, issuer: String,
-    clientId: String, scopes: [String], createdAt: Date, dpopKeyThumbprint: String? = nil
+    clientId: String, scopes: [String], createdAt: Date, dpopKeyThumbprint: String? = nil,
+    requiredACRValues: [String]? = nil, requiredSubject: String? = nil
   ) {
     self.state = state
     self.nonce = nonce
@@ -47,6 +52,8 @@ public struct PendingAuthorization: Sendable, Hashable, Codable, CustomStringCon
     self.scopes = scopes
     self.createdAt = createdAt
     self.dpopKeyThumbprint = dpopKeyThumbprint
+    self.requiredACRValues = requiredACRValues
+    self.requiredSubject = requiredSubject
   }
 
   /// The pending authorization whose `state` equals `state`, among `pending`.

@@ -34,6 +34,15 @@ public struct SignInOptions: Sendable {
   public var usePushedAuthorization: Bool?
   /// The user agent for this sign-in instead of the configuration's.
   public var userAgent: (any AuthorizationUserAgent)?
+  /// A step-up of the signed-in user (RFC 9470): what a resource server asked for in a
+  /// ``XidError/Code/stepUpRequired`` error. It replaces ``acrValues`` and ``maxAge``: its
+  /// `acr_values` are sent and asked for as an essential `acr` claim (OpenID Connect Core §5.5.1.1),
+  /// and the new ID token's `acr` must be one of them; a `max_age` of zero (or a requirement with
+  /// neither) also sends `prompt=login`. The new ID token must be about the session's user.
+  public var stepUp: StepUpRequirement?
+  /// The `sub` the ID token of a step-up must have: the session's, set by the session when it starts
+  /// the step-up.
+  package var stepUpSubject: String?
 
   /// Creates options; every parameter is optional.
   public init(
@@ -61,4 +70,34 @@ public struct SignInOptions: Sendable {
     "client_assertion", "client_assertion_type", "prompt", "login_hint", "max_age", "ui_locales", "acr_values",
     "dpop_jkt",
   ]
+}
+
+extension SignInOptions {
+  /// Options for a step-up of the signed-in user (see ``stepUp``), as a resource server asked for it.
+  ///
+  /// ```swift
+  /// catch let error as XidError where error.code == .stepUpRequired {
+  ///   try await Xid.shared.signIn(options: SignInOptions(stepUp: error.stepUp!))
+  /// }
+  /// ```
+  public init(stepUp: StepUpRequirement, userAgent: (any AuthorizationUserAgent)? = nil) {
+    self.init(userAgent: userAgent)
+    self.stepUp = stepUp
+  }
+
+  /// The `acr_values` to send: a step-up's, else ``acrValues``.
+  var requestedACRValues: [String] { stepUp?.acrValues ?? acrValues }
+
+  /// The `max_age` to send: a step-up's (zero when it asks for neither an `acr` nor an age), else
+  /// ``maxAge``.
+  var requestedMaxAge: Duration? {
+    guard let stepUp else { return maxAge }
+    return stepUp.maxAge ?? (stepUp.acrValues.isEmpty ? .zero : nil)
+  }
+
+  /// The `prompt` values to send: a step-up that asks for an authentication now adds `login`.
+  var requestedPrompt: [String] {
+    guard stepUp != nil, requestedMaxAge == .zero, !prompt.contains("login") else { return prompt }
+    return prompt + ["login"]
+  }
 }

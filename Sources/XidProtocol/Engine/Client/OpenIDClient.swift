@@ -212,17 +212,30 @@ public actor OpenIDClient {
         "the sign-in was started with DPoP key \(expected), and the code can only be exchanged with that key; sign in again"
       )
     }
+    let dpop = try signer(dpopKey, metadata: metadata, required: true)
     let tokens = try await TokenEndpoint.request(
       TokenEndpoint.authorizationCodeGrant(code: response.code, pending: pending), configuration: configuration,
-      metadata: metadata, http: http, clock: clock, secrets: [response.code, pending.codeVerifier],
-      dpop: signer(dpopKey, metadata: metadata, required: true))
+      metadata: metadata, http: http, clock: clock, secrets: [response.code, pending.codeVerifier], dpop: dpop)
     guard let idToken = tokens.idToken else {
       throw XidError(
         .invalidTokenResponse, "the token response has no id_token although the openid scope was requested")
     }
-    let validated = try await validateIDToken(
-      idToken, purpose: .authentication(nonce: pending.nonce, maxAge: pending.maxAge),
-      accessToken: tokens.accessToken, authorizationCode: response.code)
+    let validated: IDToken
+    do {
+      validated = try await validateIDToken(
+        idToken, purpose: .authentication(nonce: pending.nonce, maxAge: pending.maxAge),
+        accessToken: tokens.accessToken, authorizationCode: response.code)
+      if let refusal = pending.stepUpRefusal(of: validated) { throw XidError(.invalidIDToken, refusal) }
+    } catch let error as XidError where pending.isStepUp {
+      // A refused step-up leaves the session as it was, and no live tokens beside it.
+      let outcome = await TokenBinding.revoke(
+        accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, dpop: dpop, configuration: configuration,
+        metadata: metadata, http: http)
+      throw XidError(
+        error.code,
+        error.reason + "; the session is as it was, and " + outcome.clause(about: "the step-up's tokens"),
+        httpStatus: error.httpStatus, oauthError: error.oauthError)
+    }
     return AuthenticationResult(tokens: tokens, idToken: validated, pending: pending)
   }
 
