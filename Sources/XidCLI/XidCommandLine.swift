@@ -37,6 +37,7 @@ package enum XidCommandLine {
     } catch let error as XidError {
       // Xid's reasons speak to app developers ("call signIn()"); here the advice below says what to run.
       let reason = error.reason.replacingOccurrences(of: "; call signIn()", with: "")
+        .replacingOccurrences(of: XidError.stepUpAdvice, with: "")
       console.err("xid: \(reason) [\(error.code)]")
       let profile = (try? ArgumentParser.parse(arguments)).flatMap { try? context.profileName(for: $0) }
       if let advice = error.advice(profile: profile ?? .default) { console.err(advice) }

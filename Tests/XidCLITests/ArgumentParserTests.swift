@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Xid
 
 @testable import XidCLI
 
@@ -73,6 +74,39 @@ struct ArgumentParserTests {
   func ssoFromNeverTakesWhatOpensABrowser(arguments: [String], message: String) {
     let error = usageError(arguments)
     #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
+  }
+
+  @Test func loginTakesWhatAStepUpAsksFor() throws {
+    let invocation = try ArgumentParser.parse(["login", "--acr-values", "urn:a  urn:b", "--max-age", "300"])
+    var options = LoginOptions()
+    (options.acrValues, options.maxAge) = (["urn:a", "urn:b"], 300)
+    #expect(invocation == Invocation(.login(options)))
+    #expect(options.requirement == StepUpRequirement(acrValues: ["urn:a", "urn:b"], maxAge: .seconds(300)))
+    #expect(LoginOptions().requirement == nil)
+  }
+
+  @Test(arguments: [
+    (["login", "--max-age", "-1"], "--max-age must be a number of seconds"),
+    (["login", "--max-age", "5m"], "--max-age must be a number of seconds"),
+    (["login", "--acr-values", " "], "--acr-values names no value"),
+    (["login", "--device", "--max-age", "0"], "drop --device"),
+    (["login", "--sso-from", "work", "--client-id", "n", "--acr-values", "a"], "drop --acr-values"),
+  ])
+  func stepUpFlagsRefuseWhatCannotCarryThem(arguments: [String], message: String) {
+    let error = usageError(arguments)
+    #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
+  }
+
+  @Test func theStepUpCommandQuotesWhatTheServerSent() {
+    let profile = ProfileName("work")
+    #expect(
+      LoginOptions.stepUpCommand(
+        for: StepUpRequirement(acrValues: ["gold", "it's"], maxAge: .seconds(60)), profile: profile)
+        == #"xid login --profile work --acr-values 'gold it'\''s' --max-age 60"#)
+    #expect(
+      LoginOptions.stepUpCommand(for: StepUpRequirement(acrValues: ["a\u{1B}[2Jb"]), profile: .default)
+        == "xid login --acr-values 'a[2Jb'")
+    #expect(LoginOptions.stepUpCommand(for: StepUpRequirement(), profile: .default) == "xid login --max-age 0")
   }
 
   @Test func requestTakesMethodHeadersAndDataLikeCurl() throws {

@@ -196,6 +196,44 @@ struct BinaryTests {
     await provider.stopLoopback()
   }
 
+  /// `xid request` exits 5 on a step-up challenge and names the login that satisfies it; that login
+  /// signs the same user in again, and `xid status` shows the new acr.
+  @Test func aStepUpChallengeExitsFiveAndTheLoginItNamesSatisfiesIt() async throws {
+    var configuration = TestProvider.Configuration()
+    configuration.acrValuesSupported = ["urn:xid:test:acr:password", "urn:xid:test:acr:mfa"]
+    let provider = try await TestProvider.startLoopback(configuration: configuration)
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let browser = try ScriptedBrowser(in: xid.home)
+    async let signingIn = xid.run([
+      "login", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example", "--browser",
+      browser.script.path,
+    ])
+    try await browser.signIn()
+    #expect(try await signingIn.exitCode == 0)
+    let challenge = #"Bearer error="insufficient_user_authentication", acr_values="urn:xid:test:acr:mfa", max_age=60"#
+    await provider.injectFault(.respond(status: 401, headers: ["WWW-Authenticate": challenge]), at: .resource)
+
+    let refused = try await xid.run(["request", provider.url(for: .resource).absoluteString])
+    #expect(refused.exitCode == 5, "\(refused)")
+    #expect(refused.stderr.contains(#"acr_values "urn:xid:test:acr:mfa", max_age 60 s"#), "\(refused)")
+    let command = "xid login --acr-values 'urn:xid:test:acr:mfa' --max-age 60"
+    #expect(refused.stderr.contains(command), "\(refused)")
+    #expect(!refused.stderr.contains("SignInOptions"), "\(refused)")
+
+    async let steppingUp = xid.run([
+      "login", "--acr-values", "urn:xid:test:acr:mfa", "--max-age", "60", "--browser", browser.script.path,
+    ])
+    try await browser.signIn()
+    let stepUp = try await steppingUp
+    #expect(stepUp.exitCode == 0, "\(stepUp)")
+    #expect(stepUp.stderr.contains("a step-up"), "\(stepUp)")
+    let status = try await xid.run(["status"])
+    #expect(status.stdout.contains(/Authentication +acr urn:xid:test:acr:mfa\n/), "\(status)")
+    #expect(try await xid.run(["request", provider.url(for: .resource).absoluteString]).exitCode == 0)
+    await provider.stopLoopback()
+  }
+
   @Test func theDeviceGrantShowsACodeAndSignsIn() async throws {
     var configuration = TestProvider.Configuration()
     configuration.devicePollingInterval = .seconds(1)

@@ -163,5 +163,7 @@ struct RunnerTests {
     #expect(ExitCode(for: XidError(.tokenRequestFailed, "", httpStatus: 503)) == .network)
     #expect(ExitCode(for: XidError(.tokenRequestFailed, "", httpStatus: 400, oauthError: "invalid_client")) == .failure)
     #expect(ExitCode(for: XidError(.timedOut, "")) == .failure)
+    #expect(ExitCode(for: XidError(.stepUpRequired, "", stepUp: StepUpRequirement(maxAge: .zero))) == .stepUpRequired)
+    #expect(ExitCode.stepUpRequired.rawValue == 5)
   }
 }

@@ -51,6 +51,21 @@ extension ArgumentParser {
       }
       options.timeout = seconds
     }
+    if let acrValues = raw.value("acr-values") {
+      let split = acrValues.split(separator: " ").map(String.init)
+      guard !split.isEmpty else { throw UsageError("--acr-values names no value", command: "login") }
+      options.acrValues = split
+    }
+    if let maxAge = raw.value("max-age") {
+      guard let seconds = Int(maxAge), seconds >= 0, seconds <= 31_536_000 else {
+        throw UsageError("--max-age must be a number of seconds from 0 to 31536000", command: "login")
+      }
+      options.maxAge = seconds
+    }
+    if options.device && options.requirement != nil {
+      throw UsageError(
+        "--acr-values and --max-age ask the browser sign-in for them: drop --device", command: "login")
+    }
     if let source = raw.value("sso-from") {
       try ssoFrom(source, options)
       options.ssoFrom = source
@@ -73,7 +88,8 @@ extension ArgumentParser {
     let browserOnly = [
       ("--device", options.device), ("--browser", options.browser != nil),
       ("--redirect-port", options.redirectPort != nil), ("--timeout", options.timeout != nil),
-      ("--issuer", options.issuer != nil),
+      ("--issuer", options.issuer != nil), ("--acr-values", options.acrValues != nil),
+      ("--max-age", options.maxAge != nil),
     ].filter(\.1).map(\.0)
     guard browserOnly.isEmpty else {
       throw UsageError(

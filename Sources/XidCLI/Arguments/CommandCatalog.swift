@@ -55,6 +55,12 @@ package enum CommandCatalog {
       OptionSpec(
         "sso-from", value: "PROFILE",
         "Sign in as --client-id ID from PROFILE's family session, with no browser (exits 3 when it is gone)"),
+      OptionSpec(
+        "acr-values", value: "\"A B\"",
+        "Ask for these authentication context classes; a signed-in profile is signed in again (a step-up)"),
+      OptionSpec(
+        "max-age", value: "SECONDS",
+        "Accept only an authentication at most SECONDS old (0: sign in now); a signed-in profile steps up"),
     ],
     discussion: """
       Opens the provider's sign-in page in the browser and receives the redirect on 127.0.0.1
@@ -68,6 +74,12 @@ package enum CommandCatalog {
       --profile NAME` signs NAME in as the other client ID from PROFILE's family session through token
       exchange, with no browser. When that family session is gone it exits 3 and opens nothing: sign
       PROFILE in again.
+
+      A step-up (RFC 9470, docs/step-up.md): when `xid request` exits 5, the server wants a stronger
+      or more recent sign-in, and standard error names the command, such as `xid login --acr-values
+      "urn:example:mfa" --max-age 300`. For a signed-in profile, --acr-values and --max-age sign the
+      same user in again, and the new ID token must show one of the acr values asked for, an
+      auth_time within max-age and the same sub; otherwise the session is kept as it was.
       """)
 
   static let status = CommandSpec(
@@ -114,7 +126,9 @@ package enum CommandCatalog {
       Authorization: DPoP … and a DPoP proof), and when the server answers 401 invalid_token,
       refreshes it and sends the request once more (and once with a server's new DPoP nonce). The URL
       must be https, or http to 127.0.0.1.
-      Exits 1 when the server answers with a status of 400 or more (the body is still printed).
+      Exits 1 when the server answers with a status of 400 or more (the body is still printed), and 5
+      when it asks for a step-up (RFC 9470 insufficient_user_authentication): standard error then says
+      which acr_values and max_age it wants, and the `xid login` that satisfies them.
       """)
 
   static let logout = CommandSpec(

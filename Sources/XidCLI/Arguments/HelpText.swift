@@ -51,6 +51,7 @@ enum HelpText {
       2  usage error (a wrong command, option or value)
       3  sign-in required (not signed in, or the session expired: run 'xid login')
       4  network failure (the provider could not be reached, or failed; a stored session is kept)
+      5  step-up required (the server wants a stronger or more recent sign-in: run the 'xid login' shown)
     """
 
   private static func options(_ title: String, _ options: [OptionSpec]) -> String {

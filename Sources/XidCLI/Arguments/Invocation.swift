@@ -1,4 +1,5 @@
 import Foundation
+import Xid
 
 /// A parsed command line: the command with its options, and the global options.
 package struct Invocation: Sendable, Equatable {
@@ -61,6 +62,40 @@ package struct LoginOptions: Sendable, Equatable {
   package var deviceSSO: Bool
   /// `--sso-from PROFILE`: sign in as another client from that profile's family session, with no browser.
   package var ssoFrom: String?
+  /// `--acr-values "A B"`: the authentication context classes to ask for, in order.
+  package var acrValues: [String]?
+  /// `--max-age SECONDS`: the longest time since the user's authentication that is accepted.
+  package var maxAge: Int?
+
+  /// What `--acr-values` and `--max-age` ask for, when either is given: a step-up of a signed-in
+  /// profile (RFC 9470), or the first sign-in's requirement.
+  package var requirement: StepUpRequirement? {
+    guard acrValues != nil || maxAge != nil else { return nil }
+    return StepUpRequirement(acrValues: acrValues ?? [], maxAge: maxAge.map { .seconds($0) })
+  }
+
+  /// The `xid login` that satisfies `requirement`, for `profile`: what `xid request` prints when a
+  /// server asks for a step-up.
+  static func stepUpCommand(for requirement: StepUpRequirement, profile: ProfileName) -> String {
+    var command = "xid login\(profile.flag)"
+    if !requirement.acrValues.isEmpty {
+      command += " --acr-values " + shellQuoted(requirement.acrValues.joined(separator: " "))
+    }
+    if let maxAge = requirement.maxAge {
+      command += " --max-age \(maxAge.components.seconds)"
+    } else if requirement.acrValues.isEmpty {
+      command += " --max-age 0"
+    }
+    return command
+  }
+
+  /// `text` in single quotes for a POSIX shell, with any single quote in it closed, escaped and
+  /// reopened, and control characters left out (the values come from a server).
+  private static func shellQuoted(_ text: String) -> String {
+    let printable = String(
+      String.UnicodeScalarView(text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+    return "'" + printable.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+  }
 
   /// Creates login options; every one is optional.
   package init(

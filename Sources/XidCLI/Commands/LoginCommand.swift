@@ -24,6 +24,9 @@ struct LoginCommand {
     try context.profiles.save(settings, as: profile)
     let name = session.claims["name"]?.stringValue.map { " (\(TerminalText.field($0)))" } ?? ""
     console.out("✓ Signed in as \(TerminalText.field(session.subject))\(name) at \(settings.issuer).")
+    if let acr = session.claims.authenticationContextClass {
+      console.out("  Authentication context (acr): \(TerminalText.field(acr)).")
+    }
     if let binding = session.dpopBinding {
       console.out(
         "  Tokens bound to a \(binding.isHardwareBacked ? "hardware" : "software") DPoP key of this machine (\(binding.keyThumbprint))."
@@ -139,7 +142,13 @@ struct LoginCommand {
     }
     let agent = LoopbackUserAgent(browser: launcher, timeout: .seconds(timeout))
     let xid = try context.xid(for: settings, named: profile, verbose: verbose, userAgent: agent)
-    return try await xid.signIn()
+    guard let requirement = options.requirement else { return try await xid.signIn() }
+    // A signed-in profile steps up: the same user, with what the server asked for (RFC 9470).
+    if try await xid.getSession() != nil {
+      console.err("Signing the same user in again, with \(requirement) (a step-up).")
+      return try await xid.signIn(options: SignInOptions(stepUp: requirement))
+    }
+    return try await xid.signIn(options: SignInOptions(maxAge: requirement.maxAge, acrValues: requirement.acrValues))
   }
 
   // MARK: - Device code

@@ -36,8 +36,9 @@ enum StatusCommand {
       rows.append(("Access token", "no expiry given by the provider"))
     }
     if let authTime = session.claims.authTime {
-      rows.append(("Signed in at", "\(TimeText.timestamp(authTime)), \(TimeText.relative(authTime))"))
+      rows.append(("Signed in at", "\(TimeText.timestamp(authTime)), \(TimeText.relative(authTime)) (auth_time)"))
     }
+    if let acr = session.claims.authenticationContextClass { rows.append(("Authentication", "acr \(acr)")) }
     rows.append(("State", context.stateDirectory.path))
     print(rows, console)
     return .success

@@ -12,12 +12,16 @@ package enum ExitCode: Int32, Sendable, Equatable {
   case signInRequired = 3
   /// The provider could not be reached, or failed in a way worth retrying; the session is kept.
   case network = 4
+  /// The server asks for a stronger or more recent sign-in (RFC 9470 step-up); the session is kept,
+  /// and standard error names the `xid login` that satisfies it.
+  case stepUpRequired = 5
 
   /// The exit code for an error Xid threw.
   package init(for error: XidError) {
     switch error.code {
     case .signInRequired, .sessionExpired: self = .signInRequired
     case .networkFailure: self = .network
+    case .stepUpRequired: self = .stepUpRequired
     default: self = error.isTransient ? .network : .failure
     }
   }
@@ -41,6 +45,10 @@ extension XidError {
   func advice(profile: ProfileName) -> String? {
     switch ExitCode(for: self) {
     case .signInRequired: return "Sign in with: xid login\(profile.flag)"
+    case .stepUpRequired:
+      let requirement = stepUp ?? StepUpRequirement(maxAge: .zero)
+      return "The server asks for \(requirement). Sign in again as it asks with:\n  "
+        + LoginOptions.stepUpCommand(for: requirement, profile: profile)
     case .network: return "Check that the provider can be reached, and try again; a stored session is kept."
     default: break
     }

@@ -20,11 +20,14 @@ extension HTTPResponse {
   public var stepUpError: XidError? {
     guard let requirement = stepUpRequirement else { return nil }
     return XidError(
-      .stepUpRequired,
-      "the resource server asks for \(requirement) (RFC 9470); sign the same user in again with "
-        + "SignInOptions(stepUp:), then repeat the request",
+      .stepUpRequired, "the resource server asks for \(requirement) (RFC 9470)" + XidError.stepUpAdvice,
       httpStatus: status, oauthError: "insufficient_user_authentication", stepUp: requirement)
   }
+}
+
+extension XidError {
+  /// What a ``Code/stepUpRequired`` reason tells an app to do; a command line says it its own way.
+  package static let stepUpAdvice = "; sign the same user in again with SignInOptions(stepUp:), then repeat the request"
 }
 
 extension StepUpRequirement {
