@@ -12,8 +12,8 @@
   ///
   /// The texts are looked up in the main bundle of the running process (the app, or the extension)
   /// under the keys `xid.intent.signInRequired`, `xid.intent.deviceLocked`,
-  /// `xid.intent.temporarilyUnavailable`, `xid.intent.accountUnavailable`, `xid.intent.sessionLocked`
-  /// and `xid.intent.userPresenceRequired`: add them to the
+  /// `xid.intent.temporarilyUnavailable`, `xid.intent.accountUnavailable`, `xid.intent.sessionLocked`,
+  /// `xid.intent.userPresenceRequired` and `xid.intent.stepUpRequired`: add them to the
   /// target's string catalog to translate or reword them.
   @available(iOS 16.0, macOS 13.0, watchOS 9.0, tvOS 16.0, *)
   public struct XidIntentError: Error, Hashable, CustomLocalizedStringResourceConvertible, CustomStringConvertible {
@@ -33,6 +33,10 @@
       /// session can be refreshed, and no prompt can be shown here: the user opens the app. The user
       /// is still signed in.
       case userPresenceRequired
+      /// A server asks for a stronger or more recent sign-in (`XidError.Code.stepUpRequired`, RFC
+      /// 9470), which needs the provider's page: the user opens the app, which signs in again with
+      /// `SignInOptions(stepUp:)`. The user is still signed in.
+      case stepUpRequired
       /// Anything else: a configuration or provider problem the user cannot fix here. The
       /// ``XidIntentError/underlyingError`` says what; log it for yourself.
       case accountUnavailable
@@ -48,7 +52,8 @@
     /// `XidError.Code.presenceKeyInvalidated`, ``Reason/deviceLocked`` for
     /// `XidError.Code.storageLocked`, ``Reason/sessionLocked`` for `XidError.Code.sessionLocked`,
     /// ``Reason/userPresenceRequired`` for `XidError.Code.userPresenceRequired` and the other
-    /// presence codes, ``Reason/temporarilyUnavailable`` for network, server and lock-wait failures,
+    /// presence codes, ``Reason/stepUpRequired`` for `XidError.Code.stepUpRequired`,
+    /// ``Reason/temporarilyUnavailable`` for network, server and lock-wait failures,
     /// ``Reason/accountUnavailable`` for the rest.
     public init(_ error: XidError) {
       underlyingError = error
@@ -59,6 +64,7 @@
         case .tryAgainLater: .temporarilyUnavailable
         case .unlockSession: .sessionLocked
         case .confirmPresence: .userPresenceRequired
+        case .stepUp: .stepUpRequired
         case .none: .accountUnavailable
         }
     }
@@ -87,6 +93,10 @@
         LocalizedStringResource(
           "xid.intent.userPresenceRequired", defaultValue: "Open the app to confirm it's you, then try again.",
           comment: "Refreshing the account needs Face ID, Touch ID or the passcode, which the intent cannot ask for.")
+      case .stepUpRequired:
+        LocalizedStringResource(
+          "xid.intent.stepUpRequired", defaultValue: "Open the app to sign in again, then try again.",
+          comment: "The server asks for a stronger or more recent sign-in, which only the app can show.")
       case .accountUnavailable:
         LocalizedStringResource(
           "xid.intent.accountUnavailable", defaultValue: "Couldn't access your account. Open the app, then try again.",

@@ -4,6 +4,8 @@ import Xid
 import XidTestSupport
 import XidTesting
 
+@testable import XidSession
+
 /// `send` turns a resource server's step-up challenge (RFC 9470) into `stepUpRequired`: the token is
 /// valid, so nothing is refreshed or retried, and the session stays as it was.
 @Suite(.noSecretLeaks)
@@ -59,5 +61,11 @@ struct StepUpSendTests {
       try await harness.xid.send(HTTPRequest(url: harness.provider.url(for: .resource)))
     }
     #expect(await harness.provider.counters.resourceRequests == 2)
+  }
+
+  /// Widgets and App Intents cannot show the provider's page: a step-up tells them to send the user
+  /// to the app (`XidAppIntents` says so in its dialog).
+  @Test func aStepUpTellsAnIntentToOpenTheAppAndSignInAgain() {
+    #expect(XidError(.stepUpRequired, "", stepUp: StepUpRequirement(maxAge: .zero)).userAction == .stepUp)
   }
 }

@@ -33,6 +33,12 @@ enum RedirectSeeds {
       ("insufficient-scope", #"Bearer error="insufficient_scope", scope="openid""#),
       ("realm-escaped", #"Bearer realm="a \"b\", c", error=invalid_token, error_description="x\\y""#),
       ("dpop", #"DPoP algs="ES256 EdDSA", error="use_dpop_nonce""#),
+      (
+        "step-up-acr",
+        #"Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="myACR""#
+      ),
+      ("step-up-max-age", #"DPoP algs="ES256", error="insufficient_user_authentication", max_age=5, Basic realm="x""#),
+      ("token68", "Negotiate YIIB+w/x==, Bearer error=invalid_token"),
     ] {
       corpus.add("challenge-\(label)", challenge.utf8, for: .wwwAuthenticate)
     }

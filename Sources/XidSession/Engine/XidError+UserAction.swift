@@ -16,6 +16,9 @@ package enum XidUserAction: Sendable, Hashable {
   /// Open the app and confirm it's them there (Face ID, Touch ID, Optic ID or the passcode): a refresh
   /// needs the user, or a prompt did not succeed. The user is still signed in.
   case confirmPresence
+  /// Open the app and sign in again there, more strongly or more recently: a server asks for a step-up
+  /// (RFC 9470). The user is still signed in.
+  case stepUp
   /// Nothing the user can do here: a configuration or provider problem, for the developer to fix.
   case none
 }
@@ -29,6 +32,8 @@ extension XidError {
       return .signIn
     case .sessionLocked:
       return .unlockSession
+    case .stepUpRequired:
+      return .stepUp
     case .userPresenceRequired, .authenticationCancelled, .authenticationFailed, .authenticationFallback,
       .authenticationInterrupted, .passcodeNotSet, .biometryUnavailable, .biometryNotEnrolled, .biometryLockout:
       return .confirmPresence
