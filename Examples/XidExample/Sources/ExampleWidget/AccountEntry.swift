@@ -69,6 +69,7 @@ public struct AccountEntry: TimelineEntry, Sendable {
     case .signInRequired: .signInRequired
     case .deviceLocked: .unlockDevice
     case .sessionLocked, .userPresenceRequired: .openAppToUnlock
+    case .stepUpRequired: .unavailable("Open the app to sign in again.")
     case .temporarilyUnavailable: .unavailable("Can't connect right now.")
     case .accountUnavailable: .unavailable("Open the app to check your account.")
     }
