@@ -82,6 +82,7 @@ extension TestProvider {
 
   /// The endpoint at `url`'s path below the issuer, if the provider serves one there.
   private func endpoint(for url: URL) -> Endpoint? {
+    if url.path == self.url(for: .resourceMetadata).path { return .resourceMetadata }
     let base = issuer.path
     guard url.path.hasPrefix(base) else { return nil }
     let path = String(url.path.dropFirst(base.count))
@@ -111,6 +112,7 @@ extension TestProvider {
       case .deviceAuthorization: return try serveDeviceAuthorization(request, now: now)
       case .deviceVerification: return try serveDeviceVerification(request, now: now)
       case .resource: return try serveResource(request, now: now)
+      case .resourceMetadata: return serveResourceMetadata()
       }
     } catch let failure as OAuthFailure {
       return failure.response

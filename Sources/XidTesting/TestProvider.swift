@@ -157,8 +157,13 @@ public actor TestProvider {
   }
 
   /// The URL of `endpoint`: the issuer followed by the endpoint's path.
+  /// (``Endpoint/resourceMetadata`` is below the host instead, at the path RFC 9728 §3.1 builds from
+  /// ``Endpoint/resource``'s URL.)
   public nonisolated func url(for endpoint: Endpoint) -> URL {
-    URL(string: issuerIdentifier + endpoint.path)!
+    if endpoint == .resourceMetadata, let url = try? ProtectedResourceMetadata.metadataURL(for: url(for: .resource)) {
+      return url
+    }
+    return URL(string: issuerIdentifier + endpoint.path)!
   }
 
   /// A transport that hands requests to this provider directly, with no network.

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 import Xid
+import XidTestSupport
 import XidTesting
 
 /// The built `xid`, run as a user would, against the test provider served over loopback from this
 /// process.
+@Suite(.workerProcessesOneAtATime)
 struct BinaryTests {
   @Test func theDemoWalksThroughASessionAndPrintsNoToken() async throws {
     let xid = try XidBinary()

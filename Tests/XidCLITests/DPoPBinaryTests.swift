@@ -1,11 +1,13 @@
 import Foundation
 import Testing
 import Xid
+import XidTestSupport
 import XidTesting
 
 /// `xid` with a DPoP-bound session: `login --dpop` saved in the profile, `request` and `whoami` with
 /// proofs, and `token --dpop-proof` for curl. Each command is its own process, so the key and the
 /// provider's nonce reach every one through the state directory.
+@Suite(.workerProcessesOneAtATime)
 struct DPoPBinaryTests {
   @Test func aDPoPSessionThroughTheCommands() async throws {
     var configuration = TestProvider.Configuration()

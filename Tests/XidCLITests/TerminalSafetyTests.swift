@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Xid
+import XidTestSupport
 import XidTesting
 
 @testable import XidCLI
@@ -8,6 +9,7 @@ import XidTesting
 /// What a provider controls (`sub`, `name` and every other claim, the user code and verification
 /// address, error descriptions) reaches the terminal with no control character in it: no escape
 /// sequence can retitle the window, clear the screen, move the cursor or reorder text.
+@Suite(.workerProcessesOneAtATime)
 struct TerminalSafetyTests {
   /// C0 controls (ESC, BEL, backspace, carriage return), DEL, C1 controls (CSI, OSC) and bidi
   /// controls, as a hostile provider would put them in a claim.

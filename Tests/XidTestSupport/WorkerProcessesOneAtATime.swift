@@ -3,13 +3,17 @@
   import Testing
 
   /// Runs the tests that start `XidRefreshWorker` processes one at a time, across suites
-  /// (`MultiProcessRefreshTests`, the fault matrix's eight-process runs, and the one against glewlwyd).
+  /// (`MultiProcessRefreshTests`, the fault matrix's eight-process runs, and the one against glewlwyd),
+  /// and with them the other heavy ones: those that run the `xid` binary against a loopback provider
+  /// (`BinaryTests`, `DPoPBinaryTests`, `TerminalSafetyTests`).
   ///
   /// Each such test serves its provider from this process while eight workers wait on it, and holds
   /// the account's lock in a worker while the provider answers. Two of them at once, beside the other
   /// suites on a loaded two-core machine, starved each other's providers long enough for workers to
   /// give up on the lock (`lockTimeout`) and for tokens to expire on their way: failures of the
-  /// machine, not of Xid. Within a suite `.serialized` already orders the tests; this orders the suites.
+  /// machine, not of Xid. The same happened to a loopback provider's answers (past the 10 to 20 s
+  /// request timeouts) while `xid` binaries ran beside eight workers in CI.
+  /// Within a suite `.serialized` already orders the tests; this orders the suites.
   public struct WorkerProcessesOneAtATime: SuiteTrait, TestTrait, TestScoping {
     /// Each test of a suite takes its turn.
     public var isRecursive: Bool { true }

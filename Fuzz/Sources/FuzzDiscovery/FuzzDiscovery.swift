@@ -1,3 +1,4 @@
+import Foundation
 import FuzzSupport
 import XidCore
 
@@ -5,9 +6,14 @@ import XidCore
 /// `ProviderMetadata(document:expectedIssuer:)` with the document's own issuer (so that mutations get
 /// past the issuer check) and with a fixed one.
 ///
+/// The same document is read as a protected resource's metadata (RFC 9728), with its own `resource`
+/// and a fixed one, and that `resource` (when it is a URL) gives a well-known URL.
+///
 /// Properties checked, besides "no crash, no hang, bounded memory":
 /// - metadata that reads has the issuer it was asked for, and absolute endpoint URLs;
-/// - the ID token algorithms it yields are among those Xid verifies.
+/// - the ID token algorithms it yields are among those Xid verifies;
+/// - resource metadata that reads states the resource it was asked for, and its well-known URL keeps
+///   the resource's scheme and host and has the well-known path.
 @main
 enum FuzzDiscovery {
   static func main() { LibFuzzer.run(LLVMFuzzerTestOneInput) }
@@ -32,5 +38,21 @@ public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
     }
     _ = metadata.hashValue
   }
+  var resources = [fixedResource]
+  if let own = document["resource"]?.stringValue { resources.append(own) }
+  for resource in resources {
+    guard let metadata = try? ProtectedResourceMetadata(document: document, expectedResource: resource) else {
+      continue
+    }
+    fuzzCheck(metadata.resource == resource, "resource metadata read for another resource than expected")
+    _ = metadata.hashValue
+    guard let url = URL(string: resource), let wellKnown = try? ProtectedResourceMetadata.metadataURL(for: url) else {
+      continue
+    }
+    fuzzCheck(wellKnown.scheme == url.scheme && wellKnown.host == url.host, "a well-known URL on another origin")
+    fuzzCheck(wellKnown.path.hasPrefix("/.well-known/oauth-protected-resource"), "a well-known URL without its path")
+  }
   return 0
 }
+
+private let fixedResource = "https://api.xid.test/resource"

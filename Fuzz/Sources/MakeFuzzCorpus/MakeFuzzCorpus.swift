@@ -112,6 +112,9 @@ enum ProviderSeeds {
       let discovery = try await get(provider, .discovery)
       corpus.addJSON("provider-discovery-\(name)", discovery)
       corpus.add("provider-discovery-\(name)", discovery, for: .discovery)
+      if algorithm == .es256 {
+        corpus.add("provider-resource-metadata", try await get(provider, .resourceMetadata), for: .discovery)
+      }
       let jwks = try await get(provider, .jwks)
       corpus.addJSON("provider-jwks-\(name)", jwks)
       corpus.add("provider-jwks-\(name)", jwks, for: .jwk)

@@ -113,6 +113,10 @@ extension XidError.Code {
   public static let unknownSigningKey = Self("unknownSigningKey")
   /// The provider's JWK Set (`jwks_uri`) could not be fetched or parsed. Try again later.
   public static let keySetUnavailable = Self("keySetUnavailable")
+  /// A protected resource's metadata (RFC 9728) could not be fetched, is not valid, or is about
+  /// another resource than the one it was fetched for (its `resource` must be that identifier, or the
+  /// URL of the refused request, exactly). Xid does not use it; check the resource's identifier.
+  public static let resourceMetadataFailed = Self("resourceMetadataFailed")
   /// A resource server asks for a stronger or more recent authentication of the user (RFC 9470: a
   /// 401 whose `WWW-Authenticate` challenge says `insufficient_user_authentication`).
   /// ``XidError/stepUp`` holds its `acr_values` and `max_age`. The session is kept: sign the same
@@ -297,6 +301,7 @@ extension XidError.Code {
     .deviceSecretMismatch,
     .unknownSigningKey,
     .keySetUnavailable,
+    .resourceMetadataFailed,
     .stepUpRequired,
     .userInfoFailed,
     .userInfoMismatch,

@@ -17,4 +17,19 @@ extension TestProvider {
     if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
     return .json(.object(body))
   }
+
+  /// The resource's metadata (RFC 9728 §2): its identifier, this provider as its one authorization
+  /// server, the configured scopes and DPoP requirement.
+  func serveResourceMetadata() -> HTTPResponse {
+    let resource =
+      misbehaviors.use(.otherResourceInMetadata) ? Misbehavior.foreignResource : url(for: .resource).absoluteString
+    return .json([
+      "resource": .string(resource),
+      "authorization_servers": [.string(issuerIdentifier)],
+      "scopes_supported": .array(configuration.resourceScopesSupported.map { .string($0) }),
+      "bearer_methods_supported": ["header"],
+      "dpop_signing_alg_values_supported": .array((configuration.dpop.signingAlgorithms ?? []).map { .string($0) }),
+      "dpop_bound_access_tokens_required": .bool(configuration.resourceRequiresDPoP),
+    ])
+  }
 }

@@ -74,6 +74,11 @@ extension TestProvider {
     /// step-up), and an essential one the provider cannot satisfy fails with
     /// `unmet_authentication_requirements`.
     public var acrValuesSupported: [String] = []
+    /// The `scopes_supported` of the protected resource's metadata (RFC 9728).
+    public var resourceScopesSupported: [String] = ["openid", "profile"]
+    /// Whether the protected resource's metadata says it accepts only DPoP-bound access tokens
+    /// (`dpop_bound_access_tokens_required`). The resource itself accepts both kinds either way.
+    public var resourceRequiresDPoP = false
 
     /// The default configuration: the ``TestClient/example`` client, ES256, short lifetimes, PAR
     /// supported, rotating refresh tokens.

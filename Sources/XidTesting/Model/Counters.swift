@@ -52,6 +52,9 @@ extension TestProvider {
     /// DPoP proofs refused (`invalid_dpop_proof`), and requests refused for lacking one.
     public internal(set) var dpopProofsRefused = 0
 
+    /// Fetches of the protected resource's metadata (RFC 9728).
+    public internal(set) var resourceMetadataFetches = 0
+
     init() {}
 
     /// Counts one request to `endpoint`; `grantType` is the token request's `grant_type`.
@@ -76,6 +79,7 @@ extension TestProvider {
       case .deviceAuthorization: deviceAuthorizations += 1
       case .deviceVerification: deviceVerifications += 1
       case .resource: resourceRequests += 1
+      case .resourceMetadata: resourceMetadataFetches += 1
       }
     }
   }

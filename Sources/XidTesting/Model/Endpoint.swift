@@ -23,6 +23,9 @@ extension TestProvider {
     case deviceVerification
     /// `GET /resource`: a protected resource that requires a valid Bearer access token.
     case resource
+    /// `GET /.well-known/oauth-protected-resource/resource`: the metadata of ``resource`` (RFC 9728),
+    /// at the path RFC 9728 §3.1 builds from its identifier (for an issuer without a path).
+    case resourceMetadata
 
     /// The path below the issuer, starting with `/`.
     public var path: String {
@@ -38,13 +41,14 @@ extension TestProvider {
       case .deviceAuthorization: "/device_authorization"
       case .deviceVerification: "/device"
       case .resource: "/resource"
+      case .resourceMetadata: "/.well-known/oauth-protected-resource/resource"
       }
     }
 
     /// The HTTP methods the endpoint accepts.
     var methods: Set<String> {
       switch self {
-      case .discovery, .jwks, .deviceVerification, .resource: ["GET"]
+      case .discovery, .jwks, .deviceVerification, .resource, .resourceMetadata: ["GET"]
       case .authorization, .userInfo, .endSession: ["GET", "POST"]
       case .pushedAuthorization, .token, .revocation, .deviceAuthorization: ["POST"]
       }

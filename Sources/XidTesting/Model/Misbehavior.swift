@@ -91,6 +91,9 @@ extension TestProvider {
     /// The ID token of a sign-in (an authorization code's) has the `sub` ``foreignSubject``, as if
     /// another user had signed in at the provider. Only code exchanges use this mode up.
     case otherSubjectOnSignIn
+    /// The protected resource's metadata (RFC 9728) states the `resource` ``foreignResource``, not
+    /// the identifier it is served for.
+    case otherResourceInMetadata
     /// The UserInfo response's `sub` is ``foreignSubject``.
     case otherSubjectInUserInfo
     /// The discovery document's `issuer` is ``foreignIssuer``.
@@ -113,6 +116,8 @@ extension TestProvider {
     public static let foreignSubject = "mallory"
     /// The audience ``wrongAudience`` names: `another-client`.
     public static let foreignAudience = "another-client"
+    /// The resource ``otherResourceInMetadata`` names: `https://attacker.xid.test/resource`.
+    public static let foreignResource = "https://attacker.xid.test/resource"
     /// The authentication context class ``unrequestedACR`` names: `urn:xid:test:acr:none`.
     public static let foreignACR = "urn:xid:test:acr:none"
   }

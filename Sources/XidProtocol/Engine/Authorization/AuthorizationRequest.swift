@@ -55,11 +55,16 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
         "a step-up asks for its acr values in the claims parameter itself; remove \"claims\" from the additional parameters"
       )
     }
+    try options.resourceMetadata?.check(for: configuration)
     // A step-up is this app's: the family's session (device_sso) is not asked for again.
-    let scopes = configuration.identity.requestedScopes(options.scopes, includingFamily: options.stepUp == nil)
+    let scopes = configuration.identity.requestedScopes(
+      options.scopes ?? options.resourceMetadata?.scopesSupported, includingFamily: options.stepUp == nil)
     try configuration.checkRequestScope(
       scopes.joined(separator: " "), of: "the authorization request",
-      from: options.scopes == nil ? "XidConfiguration.identity.scopes" : "SignInOptions.scopes")
+      from: options.scopes != nil
+        ? "SignInOptions.scopes"
+        : options.resourceMetadata?.scopesSupported != nil
+          ? "the protected resource's scopes_supported" : "XidConfiguration.identity.scopes")
     return scopes
   }
 

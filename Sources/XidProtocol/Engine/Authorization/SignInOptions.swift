@@ -40,6 +40,11 @@ public struct SignInOptions: Sendable {
   /// and the new ID token's `acr` must be one of them; a `max_age` of zero (or a requirement with
   /// neither) also sends `prompt=login`. The new ID token must be about the session's user.
   public var stepUp: StepUpRequirement?
+  /// The metadata of the protected resource the sign-in is for (RFC 9728): its
+  /// `scopes_supported` are requested when ``scopes`` is `nil`, and the request is refused before it
+  /// is sent when the resource does not accept this configuration's tokens
+  /// (``ProtectedResourceMetadata/check(for:)``).
+  public var resourceMetadata: ProtectedResourceMetadata?
   /// The `sub` the ID token of a step-up must have: the session's, set by the session when it starts
   /// the step-up.
   package var stepUpSubject: String?
@@ -83,6 +88,13 @@ extension SignInOptions {
   public init(stepUp: StepUpRequirement, userAgent: (any AuthorizationUserAgent)? = nil) {
     self.init(userAgent: userAgent)
     self.stepUp = stepUp
+  }
+
+  /// Options for a sign-in to use the protected resource `metadata` describes (see
+  /// ``resourceMetadata``).
+  public init(resourceMetadata metadata: ProtectedResourceMetadata, userAgent: (any AuthorizationUserAgent)? = nil) {
+    self.init(userAgent: userAgent)
+    self.resourceMetadata = metadata
   }
 
   /// The `acr_values` to send: a step-up's, else ``acrValues``.

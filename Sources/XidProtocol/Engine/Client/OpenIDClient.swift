@@ -26,6 +26,7 @@ public actor OpenIDClient {
   public nonisolated let dpopNonces: DPoPNonceCache
   private let http: ProtocolHTTP
   private let discovery: ProviderDiscovery
+  private let resources: ProtectedResourceDiscovery
   private var keyCache: JWKSCache?
 
   /// Creates a client on the configuration's transport and clock
@@ -49,6 +50,51 @@ public actor OpenIDClient {
     self.discovery = ProviderDiscovery(
       issuer: configuration.identity.issuer, transport: timed, clock: clock,
       lifetime: configuration.policy.metadataLifetime)
+    self.resources = ProtectedResourceDiscovery(
+      http: http, clock: clock, lifetime: configuration.policy.metadataLifetime)
+  }
+
+  // MARK: - Protected resources (RFC 9728)
+
+  /// The metadata of the protected resource `resource` (its identifier), fetched from the well-known
+  /// URL RFC 9728 §3.1 builds from it and cached for ``SessionPolicy/metadataLifetime``; checked to
+  /// state that identifier and to accept this configuration's tokens
+  /// (``ProtectedResourceMetadata/check(for:)``).
+  ///
+  /// - Throws: ``XidError/Code/resourceMetadataFailed`` (not fetched, not valid, or about another
+  ///   resource), ``XidError/Code/issuerMismatch``, ``XidError/Code/invalidConfiguration`` (DPoP
+  ///   required but off, or an identifier with a fragment), ``XidError/Code/insecureURL`` and
+  ///   transport errors.
+  public func protectedResourceMetadata(for resource: URL, forceRefresh: Bool = false) async throws
+    -> ProtectedResourceMetadata
+  {
+    let url = try ProtectedResourceMetadata.metadataURL(for: resource)
+    let metadata = try await resources.metadata(
+      at: url, resource: resource.absoluteString, forceRefresh: forceRefresh)
+    try metadata.check(for: configuration)
+    return metadata
+  }
+
+  /// The metadata a resource's 401 points to with the `resource_metadata` parameter of its
+  /// `WWW-Authenticate` challenge (RFC 9728 §5.1), or `nil` when it points to none. Its `resource`
+  /// must be identical to `requestURL`, the URL of the request that was refused (§3.3); it is checked
+  /// and cached as ``protectedResourceMetadata(for:forceRefresh:)``'s is.
+  ///
+  /// - Throws: as ``protectedResourceMetadata(for:forceRefresh:)``.
+  public func protectedResourceMetadata(challengedBy response: HTTPResponse, requestURL: URL) async throws
+    -> ProtectedResourceMetadata?
+  {
+    let pointer = AuthenticationChallenge.challenges(in: response).lazy
+      .filter { $0.scheme == "bearer" || $0.scheme == "dpop" }.compactMap { $0["resource_metadata"] }.first
+    guard let pointer else { return nil }
+    guard let url = URL(string: pointer), url.scheme != nil, url.host != nil else {
+      throw XidError(.resourceMetadataFailed, "the challenge's resource_metadata is not an absolute URL")
+    }
+    try url.requireSecure(for: "resource_metadata URL")
+    let metadata = try await resources.metadata(
+      at: url, resource: requestURL.absoluteString, forceRefresh: false)
+    try metadata.check(for: configuration)
+    return metadata
   }
 
   // MARK: - Discovery and keys
