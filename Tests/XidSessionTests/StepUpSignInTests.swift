@@ -46,6 +46,29 @@ struct StepUpSignInTests {
     #expect(try await harness.xid.send(HTTPRequest(url: harness.provider.url(for: .resource))).status == 200)
   }
 
+  /// The session goes while the provider's page of a step-up is open. A sign-out here ends the
+  /// pending step-up with the rest of the sign-ins in progress; a record gone by another process's
+  /// hand is found when the code comes back: the step-up's tokens are revoked and nothing is stored,
+  /// so the sign-out is not undone.
+  @Test func aSessionThatEndsDuringAStepUpIsNotBroughtBackByIt() async throws {
+    let harness = try Self.harness()
+    try await harness.xid.signIn()
+    let here = try await harness.xid.authorizationURL(options: SignInOptions(stepUp: Self.mfa))
+    try await harness.xid.signOut()
+    let ended = try await harness.provider.browser.redirect(from: here)
+    await expectXidError(.stateMismatch) { try await harness.xid.handleRedirect(url: ended) }
+
+    try await harness.xid.signIn()
+    let url = try await harness.xid.authorizationURL(options: SignInOptions(stepUp: Self.mfa))
+    try harness.storage.delete(key: harness.recordKey)
+    await harness.provider.resetCounters()
+    let callback = try await harness.provider.browser.redirect(from: url)
+    let error = await expectXidError(.signInRequired) { try await harness.xid.handleRedirect(url: callback) }
+    #expect(error?.reason.contains("the session ended while its step-up was in progress") == true)
+    #expect(try harness.storedRecord() == nil)
+    #expect(await harness.provider.counters.revocations == 2)
+  }
+
   @Test func aStepUpWithoutASessionIsRefusedBeforeAnythingIsSent() async throws {
     let harness = try Self.harness()
     await expectXidError(.signInRequired) { try await harness.xid.signIn(options: SignInOptions(stepUp: Self.mfa)) }

@@ -127,6 +127,15 @@ actor AccountSession {
     return record
   }
 
+  /// The record as storage holds it now, read past the memory cache (which it then updates): for
+  /// decisions another process's write must be able to change, such as whether a step-up still has
+  /// a session to strengthen.
+  func storedRecord() throws -> TokenRecord? {
+    let record = try records.read().record
+    cached.set(record)
+    return record
+  }
+
   /// A record with a usable access token, refreshing when the token is expired (or `force`).
   ///
   /// - Throws: ``XidError/Code/signInRequired`` when there is no session, ``XidError/Code/sessionExpired``

@@ -200,8 +200,10 @@ public actor SessionEngine {
     guard matched.isStepUp else {
       return try await signedIn(result.tokens, idToken: result.idToken, requested: matched.scopes, key: key, via: "")
     }
-    // The session the step-up strengthens must still be there: a sign-out meanwhile is not undone.
-    guard let current = try await account.record(), try XidSession(record: current).subject == matched.requiredSubject
+    // The session the step-up strengthens must still be in storage (another process may have signed
+    // out meanwhile): a sign-out is never undone.
+    guard let current = try await account.storedRecord(),
+      try XidSession(record: current).subject == matched.requiredSubject
     else {
       let outcome = await client.revokeReportingOutcome(
         [result.tokens.refreshToken.map { ($0, .refreshToken) }, (result.tokens.accessToken, .accessToken)]
