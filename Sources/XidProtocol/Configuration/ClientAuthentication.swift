@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Apps on users' devices are public clients (``none``): they cannot keep a secret, send only their
 /// `client_id`, and rely on PKCE. Confidential clients (a server, a command-line tool in a trusted
-/// place) send a secret. The secret never appears in `description`.
+/// place) send a secret, or sign an assertion with their key (``privateKeyJWT(key:)``, which FAPI 2.0
+/// asks for). Neither the secret nor an assertion ever appears in `description` or an error.
 public enum ClientAuthentication: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
   /// A public client: `client_id` in the request body, no secret.
   case none
@@ -13,9 +14,27 @@ public enum ClientAuthentication: Sendable, Hashable, CustomStringConvertible, C
   case clientSecretBasic(secret: String)
   /// `client_secret_post`: `client_id` and `client_secret` in the request body.
   case clientSecretPost(secret: String)
+  /// `private_key_jwt` (RFC 7523 §2.2, OpenID Connect Core §9): each request carries a new assertion
+  /// that `key` signs, by the client for the issuer (`aud` the issuer identifier, as FAPI 2.0 asks),
+  /// with a fresh `jti` and a one-minute lifetime, beside the `client_id`.
+  case privateKeyJWT(key: any ClientAssertionKey)
 
-  /// The parameters and headers that authenticate `clientId` on a request.
-  func apply(clientId: String, to parameters: inout [(String, String)], headers: inout HTTPHeaders) {
+  /// The parameters and headers that authenticate `clientId` on a request to the provider whose
+  /// issuer identifier is `issuer`, at `now`.
+  ///
+  /// - Returns: the client assertion the request carries, if any, to keep out of error reasons.
+  /// - Throws: what signing the assertion throws.
+  @discardableResult
+  func apply(
+    clientId: String, issuer: String, now: Date, to parameters: inout [(String, String)], headers: inout HTTPHeaders
+  ) throws -> String? {
+    if case .privateKeyJWT(let key) = self {
+      let assertion = try ClientAssertion.make(clientId: clientId, audience: issuer, key: key, now: now)
+      parameters.append(("client_id", clientId))
+      parameters.append(("client_assertion_type", ClientAssertion.type))
+      parameters.append(("client_assertion", assertion))
+      return assertion
+    }
     switch self {
     case .none:
       parameters.append(("client_id", clientId))
@@ -25,13 +44,16 @@ public enum ClientAuthentication: Sendable, Hashable, CustomStringConvertible, C
     case .clientSecretPost(let secret):
       parameters.append(("client_id", clientId))
       parameters.append(("client_secret", secret))
+    case .privateKeyJWT:
+      break
     }
+    return nil
   }
 
   /// The secret, for redaction from error reasons.
   var secret: String? {
     switch self {
-    case .none: nil
+    case .none, .privateKeyJWT: nil
     case .clientSecretBasic(let secret), .clientSecretPost(let secret): secret
     }
   }
@@ -42,6 +64,31 @@ public enum ClientAuthentication: Sendable, Hashable, CustomStringConvertible, C
     case .none: "none"
     case .clientSecretBasic: "client_secret_basic"
     case .clientSecretPost: "client_secret_post"
+    case .privateKeyJWT: "private_key_jwt"
+    }
+  }
+
+  /// Methods are equal when they are the same method with the same secret, or keys of the same
+  /// algorithm and `kid`.
+  public static func == (lhs: ClientAuthentication, rhs: ClientAuthentication) -> Bool {
+    switch (lhs, rhs) {
+    case (.none, .none): true
+    case (.clientSecretBasic(let a), .clientSecretBasic(let b)), (.clientSecretPost(let a), .clientSecretPost(let b)):
+      a == b
+    case (.privateKeyJWT(let a), .privateKeyJWT(let b)):
+      a.algorithm == b.algorithm && a.assertionKeyID == b.assertionKeyID
+    default: false
+    }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(description)
+    switch self {
+    case .none: break
+    case .clientSecretBasic(let secret), .clientSecretPost(let secret): hasher.combine(secret)
+    case .privateKeyJWT(let key):
+      hasher.combine(key.algorithm)
+      hasher.combine(key.assertionKeyID)
     }
   }
 

@@ -3,7 +3,8 @@ import XidCore
 
 extension TestProvider {
   /// Authenticates the client of a token, PAR, revocation or device authorization request:
-  /// `client_secret_basic`, `client_secret_post`, or `none` (the `client_id` alone) for public clients.
+  /// `client_secret_basic`, `client_secret_post`, `private_key_jwt` for a client with an
+  /// ``TestClient/assertionKey``, or `none` (the `client_id` alone) for public clients.
   ///
   /// - Throws: `invalid_client` (401) for an unknown client or a wrong, missing or unexpected
   ///   secret; `invalid_request` when the request uses two methods or contradicts itself.
@@ -26,6 +27,14 @@ extension TestProvider {
       throw invalidClient("the request names no client (client_id or HTTP Basic authentication)")
     }
     guard let client = configuration.client(clientId) else { throw invalidClient("the client is not registered") }
+    if parameters["client_assertion"] != nil || parameters["client_assertion_type"] != nil {
+      guard basic == nil, parameters["client_secret"] == nil else {
+        throw OAuthFailure.invalidRequest("the client authenticated with a secret and an assertion")
+      }
+      try checkAssertion(parameters, of: client)
+      return client
+    }
+    if client.assertionKey != nil { throw invalidClient("the client authenticates with private_key_jwt only") }
     let presented = basic?.secret ?? parameters["client_secret"]
     if let secret = client.secret {
       guard let presented, presented == secret else { throw invalidClient("the client secret is missing or wrong") }
@@ -33,6 +42,39 @@ extension TestProvider {
       throw invalidClient("the client is public and has no secret")
     }
     return client
+  }
+
+  /// Checks a `private_key_jwt` assertion (RFC 7523 §3): the client's registered key, `iss` and `sub`
+  /// the client, `aud` the issuer identifier, unexpired, and a `jti` used once.
+  private func checkAssertion(_ parameters: FormParameters, of client: TestClient) throws {
+    func invalidClient(_ description: String) -> OAuthFailure {
+      OAuthFailure("invalid_client", description, status: 401)
+    }
+    guard parameters["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+      let assertion = parameters["client_assertion"]
+    else { throw invalidClient("the client assertion or its type is missing or unknown") }
+    guard let key = client.assertionKey else { throw invalidClient("the client has no registered assertion key") }
+    let jwt: SignedJWT
+    do {
+      jwt = try SignedJWT(
+        verifying: assertion, using: JWKSet(keys: [try JWSVerificationKey(jwk: key)]),
+        allowedAlgorithms: Set(JWSAlgorithm.allCases))
+    } catch {
+      throw invalidClient("the client assertion's signature does not verify with the registered key")
+    }
+    let claims = jwt.claims
+    guard claims.issuer == client.id, claims.subject == client.id else {
+      throw invalidClient("the client assertion's iss and sub must be the client_id")
+    }
+    guard claims.audience == [issuerIdentifier] else {
+      throw invalidClient("the client assertion's aud must be the issuer identifier")
+    }
+    guard let expiresAt = claims.expiresAt, expiresAt > clock.now else {
+      throw invalidClient("the client assertion has expired or has no exp")
+    }
+    guard let jti = claims.jwtID, !jti.isEmpty, store.assertionIDs.insert(jti).inserted else {
+      throw invalidClient("the client assertion's jti is missing or was used before")
+    }
   }
 
   /// The client ID and secret of an HTTP Basic `Authorization` header, each form-decoded as

@@ -7,7 +7,7 @@ extension TestProvider {
   /// The discovery document (OpenID Connect Discovery §3, RFC 8414).
   func serveDiscovery() -> HTTPResponse {
     let issuer = misbehaviors.use(.otherIssuerInDiscovery) ? Misbehavior.foreignIssuer : issuerIdentifier
-    let authenticationMethods: JSONValue = ["none", "client_secret_basic", "client_secret_post"]
+    let authenticationMethods: JSONValue = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
     var document: [String: JSONValue] = [
       "issuer": .string(issuer),
       "authorization_endpoint": link(.authorization),
@@ -26,6 +26,7 @@ extension TestProvider {
       "id_token_signing_alg_values_supported": .array(keys.algorithms.map { .string($0.rawValue) }),
       "code_challenge_methods_supported": ["S256"],
       "token_endpoint_auth_methods_supported": authenticationMethods,
+      "token_endpoint_auth_signing_alg_values_supported": ["ES256", "RS256", "PS256", "EdDSA"],
       "scopes_supported": .array(
         (["openid", "profile", "email", "address", "phone", "offline_access"]
           + (configuration.nativeSSO.isSupported ? ["device_sso"] : [])).map { .string($0) }),

@@ -1,4 +1,5 @@
 import Foundation
+import XidCore
 
 /// A client registered with a ``TestProvider``: its identifier, its optional secret and the exact
 /// redirect URIs it may use.
@@ -24,6 +25,10 @@ public struct TestClient: Sendable, Hashable {
   /// siblings may exchange and which may exchange theirs (draft 07 §4.3 lets the provider keep such a
   /// list). Off by default: the provider answers `unauthorized_client`.
   public var allowsTokenExchange: Bool
+  /// The public key of a client that authenticates with `private_key_jwt` (RFC 7523): its assertions
+  /// must verify with it, name the client as `iss` and `sub` and the issuer as `aud`, be unexpired and
+  /// carry a `jti` not seen before. `nil` for a client without one.
+  public var assertionKey: JWK? = nil
 
   /// Registers a client.
   public init(

@@ -12,6 +12,8 @@ struct TokenStore {
   var issuedIDTokens: [String] = []
   /// Every PKCE verifier received, for ``TestProvider/issuedSecrets``.
   var receivedVerifiers: Set<String> = []
+  /// The `jti`s of the client assertions accepted (`private_key_jwt`), each usable once.
+  var assertionIDs: Set<String> = []
   /// Every refresh token issued, oldest first, with its grant.
   var issuedRefreshTokens: [(token: String, grantID: Int)] = []
   /// The tokens the revocation endpoint revoked, oldest first.

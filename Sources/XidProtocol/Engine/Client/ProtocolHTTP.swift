@@ -59,17 +59,28 @@ struct ProtocolHTTP: Sendable {
     refusal: XidError.Code, secrets: [String] = [], dpop: DPoPSigner? = nil,
     reading: (HTTPResponse, XidError) -> XidError = { $1 }
   ) async throws -> HTTPResponse {
-    var parameters = parameters
-    var headers: HTTPHeaders = [:]
-    configuration.identity.clientAuthentication.apply(
-      clientId: configuration.identity.clientId, to: &parameters, headers: &headers)
-    let request = HTTPRequest.form(url, parameters, headers: headers)
+    // Each sending of the form is authenticated anew: a client assertion's jti is used once.
+    var assertions: [String] = []
+    func authenticated() throws -> HTTPRequest {
+      var parameters = parameters
+      var headers: HTTPHeaders = [:]
+      if let assertion = try configuration.identity.clientAuthentication.apply(
+        clientId: configuration.identity.clientId, issuer: configuration.identity.issuerIdentifier,
+        now: configuration.parts.clock.now, to: &parameters, headers: &headers)
+      {
+        assertions.append(assertion)
+      }
+      return HTTPRequest.form(url, parameters, headers: headers)
+    }
     let response: HTTPResponse
     if let dpop {
-      response = try await send(request, proving: dpop, accessToken: nil, endpoint: endpoint)
+      response = try await send(try authenticated(), proving: dpop, accessToken: nil, endpoint: endpoint) {
+        try authenticated()
+      }
     } else {
-      response = try await send(request, endpoint: endpoint)
+      response = try await send(try authenticated(), endpoint: endpoint)
     }
+    let secrets = secrets + assertions
     guard response.isSuccess else {
       throw reading(
         response,
@@ -81,14 +92,19 @@ struct ProtocolHTTP: Sendable {
   /// Sends `request` with a DPoP proof for it (with `ath` when it carries `accessToken`), learns the
   /// answer's `DPoP-Nonce`, and sends it once more with a new proof when the server asks for its
   /// nonce (`use_dpop_nonce`).
-  func send(_ request: HTTPRequest, proving dpop: DPoPSigner, accessToken: String?, endpoint: String) async throws
-    -> HTTPResponse
-  {
+  ///
+  /// `again` makes the request to send the second time (a client form with a new client assertion);
+  /// by default the same request.
+  func send(
+    _ request: HTTPRequest, proving dpop: DPoPSigner, accessToken: String?, endpoint: String,
+    again: (() throws -> HTTPRequest)? = nil
+  ) async throws -> HTTPResponse {
     var request = request
     request.headers["DPoP"] = try dpop.proof(method: request.method, url: request.url, accessToken: accessToken)
     let response = try await send(request, endpoint: endpoint)
     let learnt = dpop.nonces.record(response, from: request.url)
     guard !response.isSuccess, learnt, response.asksForDPoPNonce else { return response }
+    if let again { request = try again() }
     request.headers["DPoP"] = try dpop.proof(method: request.method, url: request.url, accessToken: accessToken)
     let retried = try await send(request, endpoint: endpoint)
     dpop.nonces.record(retried, from: request.url)
