@@ -81,6 +81,7 @@ public enum ClientAuthentication: Sendable, Hashable, CustomStringConvertible, C
     }
   }
 
+  /// Hashes what ``==`` compares: the method, and its secret or its key's algorithm and `kid`.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(description)
     switch self {
