@@ -95,25 +95,27 @@ public enum Base64URL {
     return try quantumTable.withUnsafeBufferPointer { quanta in
       try decodeTable.withUnsafeBufferPointer { table in
         try [UInt8](unsafeUninitializedCapacity: outputCount) { out, written in
+          /// The 24 bits of the quantum at `i`, with the top byte set by a bad character.
+          @inline(__always) func quantum(at i: Int) -> UInt32 {
+            quanta[Int(utf8[i])] | quanta[256 + Int(utf8[i + 1])] | quanta[512 + Int(utf8[i + 2])]
+              | quanta[768 + Int(utf8[i + 3])]
+          }
           var quantumBits: UInt32 = 0
           var i = 0
           var o = 0
           // While another quantum follows, its room takes the fourth byte of one 32-bit store.
           if let base = UnsafeMutableRawPointer(out.baseAddress) {
             while i + 8 <= count {
-              let v =
-                quanta[Int(utf8[i])] | quanta[256 + Int(utf8[i + 1])] | quanta[512 + Int(utf8[i + 2])]
-                | quanta[768 + Int(utf8[i + 3])]
+              let v = quantum(at: i)
               quantumBits |= v
               base.storeBytes(of: (v << 8).bigEndian, toByteOffset: o, as: UInt32.self)
               i += 4
               o += 3
             }
           }
-          while i + 4 <= count {
-            let v =
-              quanta[Int(utf8[i])] | quanta[256 + Int(utf8[i + 1])] | quanta[512 + Int(utf8[i + 2])]
-              | quanta[768 + Int(utf8[i + 3])]
+          // The last whole quantum, byte by byte.
+          if i + 4 <= count {
+            let v = quantum(at: i)
             quantumBits |= v
             out[o] = UInt8(truncatingIfNeeded: v >> 16)
             out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)

@@ -28,13 +28,6 @@ public enum ClientAuthentication: Sendable, Hashable, CustomStringConvertible, C
   func apply(
     clientId: String, issuer: String, now: Date, to parameters: inout [(String, String)], headers: inout HTTPHeaders
   ) throws -> String? {
-    if case .privateKeyJWT(let key) = self {
-      let assertion = try ClientAssertion.make(clientId: clientId, audience: issuer, key: key, now: now)
-      parameters.append(("client_id", clientId))
-      parameters.append(("client_assertion_type", ClientAssertion.type))
-      parameters.append(("client_assertion", assertion))
-      return assertion
-    }
     switch self {
     case .none:
       parameters.append(("client_id", clientId))
@@ -44,8 +37,12 @@ public enum ClientAuthentication: Sendable, Hashable, CustomStringConvertible, C
     case .clientSecretPost(let secret):
       parameters.append(("client_id", clientId))
       parameters.append(("client_secret", secret))
-    case .privateKeyJWT:
-      break
+    case .privateKeyJWT(let key):
+      let assertion = try ClientAssertion.make(clientId: clientId, audience: issuer, key: key, now: now)
+      parameters.append(("client_id", clientId))
+      parameters.append(("client_assertion_type", ClientAssertion.type))
+      parameters.append(("client_assertion", assertion))
+      return assertion
     }
     return nil
   }

@@ -55,29 +55,14 @@ public struct ProtectedResourceMetadata: Sendable, Hashable {
         "the protected resource metadata states resource \"\(SafeText.short(resource))\", not \"\(SafeText.short(expectedResource))\" it was fetched for; RFC 9728 §3.3 forbids using it"
       )
     }
-    func strings(_ name: String) throws -> [String]? {
-      guard let value = members[name], value != .null else { return nil }
-      guard let array = value.arrayValue, case let strings = array.compactMap(\.stringValue),
-        strings.count == array.count
-      else {
-        throw XidError(
-          .resourceMetadataFailed, "the protected resource metadata's \"\(name)\" is not an array of strings")
-      }
-      return strings
-    }
+    let typed = MetadataMembers(
+      members: members, code: .resourceMetadataFailed, document: "protected resource metadata")
     self.resource = resource
-    authorizationServers = try strings("authorization_servers") ?? []
-    scopesSupported = try strings("scopes_supported")
-    bearerMethodsSupported = try strings("bearer_methods_supported")
-    dpopSigningAlgValuesSupported = try strings("dpop_signing_alg_values_supported")
-    switch members["dpop_bound_access_tokens_required"] {
-    case nil, .null?: dpopBoundAccessTokensRequired = false
-    case .bool(let flag)?: dpopBoundAccessTokensRequired = flag
-    default:
-      throw XidError(
-        .resourceMetadataFailed,
-        "the protected resource metadata's \"dpop_bound_access_tokens_required\" is not a boolean")
-    }
+    authorizationServers = try typed.strings("authorization_servers") ?? []
+    scopesSupported = try typed.strings("scopes_supported")
+    bearerMethodsSupported = try typed.strings("bearer_methods_supported")
+    dpopSigningAlgValuesSupported = try typed.strings("dpop_signing_alg_values_supported")
+    dpopBoundAccessTokensRequired = try typed.flag("dpop_bound_access_tokens_required")
     self.document = document
   }
 

@@ -81,8 +81,9 @@ public struct ProviderMetadata: Sendable, Hashable {
     self.issuer = issuer
     self.document = document
 
+    let typed = MetadataMembers(members: members, code: .discoveryFailed, document: "provider metadata")
     func url(_ name: String) throws -> URL? {
-      guard let value = members[name], value != .null else { return nil }
+      guard let value = typed[name] else { return nil }
       guard let text = value.stringValue, let url = URL(string: text), url.scheme != nil else {
         throw XidError(.discoveryFailed, "the provider metadata's \"\(name)\" is not an absolute URL")
       }
@@ -95,20 +96,6 @@ public struct ProviderMetadata: Sendable, Hashable {
       }
       return value
     }
-    func strings(_ name: String) throws -> [String]? {
-      guard let value = members[name], value != .null else { return nil }
-      guard let array = value.arrayValue, case let strings = array.compactMap(\.stringValue),
-        strings.count == array.count
-      else { throw XidError(.discoveryFailed, "the provider metadata's \"\(name)\" is not an array of strings") }
-      return strings
-    }
-    func flag(_ name: String) throws -> Bool {
-      guard let value = members[name], value != .null else { return false }
-      guard let flag = value.boolValue else {
-        throw XidError(.discoveryFailed, "the provider metadata's \"\(name)\" is not a boolean")
-      }
-      return flag
-    }
 
     authorizationEndpoint = try required("authorization_endpoint")
     tokenEndpoint = try required("token_endpoint")
@@ -118,16 +105,17 @@ public struct ProviderMetadata: Sendable, Hashable {
     endSessionEndpoint = try url("end_session_endpoint")
     deviceAuthorizationEndpoint = try url("device_authorization_endpoint")
     pushedAuthorizationRequestEndpoint = try url("pushed_authorization_request_endpoint")
-    requirePushedAuthorizationRequests = try flag("require_pushed_authorization_requests")
-    authorizationResponseIssParameterSupported = try flag("authorization_response_iss_parameter_supported")
-    idTokenSigningAlgValuesSupported = try strings("id_token_signing_alg_values_supported") ?? []
-    codeChallengeMethodsSupported = try strings("code_challenge_methods_supported")
-    scopesSupported = try strings("scopes_supported")
-    responseTypesSupported = try strings("response_types_supported") ?? []
-    grantTypesSupported = try strings("grant_types_supported") ?? ["authorization_code", "implicit"]
-    tokenEndpointAuthMethodsSupported = try strings("token_endpoint_auth_methods_supported") ?? ["client_secret_basic"]
-    claimsSupported = try strings("claims_supported")
-    promptValuesSupported = try strings("prompt_values_supported")
+    requirePushedAuthorizationRequests = try typed.flag("require_pushed_authorization_requests")
+    authorizationResponseIssParameterSupported = try typed.flag("authorization_response_iss_parameter_supported")
+    idTokenSigningAlgValuesSupported = try typed.strings("id_token_signing_alg_values_supported") ?? []
+    codeChallengeMethodsSupported = try typed.strings("code_challenge_methods_supported")
+    scopesSupported = try typed.strings("scopes_supported")
+    responseTypesSupported = try typed.strings("response_types_supported") ?? []
+    grantTypesSupported = try typed.strings("grant_types_supported") ?? ["authorization_code", "implicit"]
+    tokenEndpointAuthMethodsSupported =
+      try typed.strings("token_endpoint_auth_methods_supported") ?? ["client_secret_basic"]
+    claimsSupported = try typed.strings("claims_supported")
+    promptValuesSupported = try typed.strings("prompt_values_supported")
   }
 
   /// The algorithms Xid accepts for this provider's ID tokens: those it lists in
