@@ -95,7 +95,7 @@ struct HTTPRequestHead: Equatable {
       throw HTTPRequestRejection.badRequest("the request line is not `method target version`")
     }
     let (method, target, version) = (parts[0], parts[1], parts[2])
-    guard !method.isEmpty, method.allSatisfy(HTTPSyntax.isTokenCharacter) else {
+    guard !method.isEmpty, method.allSatisfy(HTTPCharacters.isToken) else {
       throw HTTPRequestRejection.badRequest("the method is not a token")
     }
     guard target.first == HTTPSyntax.slash, target.allSatisfy({ (0x21...0x7E).contains($0) }) else {
@@ -118,7 +118,7 @@ struct HTTPRequestHead: Equatable {
       throw HTTPRequestRejection.badRequest("a header field has no colon")
     }
     let name = line[..<colon]
-    guard !name.isEmpty, name.allSatisfy(HTTPSyntax.isTokenCharacter) else {
+    guard !name.isEmpty, name.allSatisfy(HTTPCharacters.isToken) else {
       throw HTTPRequestRejection.badRequest(
         "a header field name is not a token (obsolete line folding is not supported)")
     }
@@ -126,8 +126,8 @@ struct HTTPRequestHead: Equatable {
     // bytes) stay cheap.
     var start = colon + 1
     var end = line.endIndex
-    while start < end && HTTPSyntax.isWhitespace(line[start]) { start += 1 }
-    while end > start && HTTPSyntax.isWhitespace(line[end - 1]) { end -= 1 }
+    while start < end && HTTPCharacters.isWhitespace(line[start]) { start += 1 }
+    while end > start && HTTPCharacters.isWhitespace(line[end - 1]) { end -= 1 }
     let value = line[start..<end]
     guard value.allSatisfy({ $0 == HTTPSyntax.tab || $0 >= HTTPSyntax.space && $0 != 0x7F }) else {
       throw HTTPRequestRejection.badRequest("a header field value holds a control character")

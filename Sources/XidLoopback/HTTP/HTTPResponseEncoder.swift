@@ -65,7 +65,7 @@ enum HTTPResponseEncoder {
   private static let serverFields: Set<String> = ["content-length", "connection", "transfer-encoding"]
 
   private static func isAllowed(_ field: (name: String, value: String)) -> Bool {
-    !field.name.isEmpty && field.name.utf8.allSatisfy(HTTPSyntax.isTokenCharacter)
+    !field.name.isEmpty && field.name.utf8.allSatisfy(HTTPCharacters.isToken)
       && !serverFields.contains(field.name.lowercased())
       && !field.value.utf8.contains { $0 == HTTPSyntax.cr || $0 == HTTPSyntax.lf || $0 == 0 }
   }

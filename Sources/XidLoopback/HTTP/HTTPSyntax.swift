@@ -1,6 +1,7 @@
 import XidCore
 
-/// The bytes and character classes of HTTP/1.1 syntax (RFC 9110 §5.6).
+/// The bytes and character classes of HTTP/1.1 syntax (RFC 9110 §5.6); tokens and whitespace are
+/// `HTTPCharacters`, shared with the core.
 enum HTTPSyntax {
   static let tab: UInt8 = 0x09
   static let lf: UInt8 = 0x0A
@@ -9,20 +10,6 @@ enum HTTPSyntax {
   static let dot: UInt8 = 0x2E
   static let slash: UInt8 = 0x2F
   static let colon: UInt8 = 0x3A
-
-  /// `tchar`: the characters of a token (method, header field name).
-  static func isTokenCharacter(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-      UInt8(ascii: "A")...UInt8(ascii: "Z"):
-      return true
-    default:
-      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-    }
-  }
-
-  /// `OWS`: space or horizontal tab.
-  static func isWhitespace(_ byte: UInt8) -> Bool { byte == space || byte == tab }
 
   /// `DIGIT`.
   static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }

@@ -78,7 +78,7 @@ private struct ChallengeReader {
   private mutating func readChallengeBody() -> ([AuthenticationChallenge.Parameter], String?, wellFormed: Bool) {
     guard position < bytes.count else { return ([], nil, true) }
     // A scheme alone ends at a comma; one with parameters is followed by a space.
-    guard isWhitespace(bytes[position]) else { return ([], nil, bytes[position] == UInt8(ascii: ",")) }
+    guard HTTPCharacters.isWhitespace(bytes[position]) else { return ([], nil, bytes[position] == UInt8(ascii: ",")) }
     skipWhitespace()
     if let token68 = readToken68() { return ([], token68, atListEnd()) }
     var parameters: [AuthenticationChallenge.Parameter] = []
@@ -102,7 +102,7 @@ private struct ChallengeReader {
     guard index > start else { return nil }
     while index < bytes.count, bytes[index] == UInt8(ascii: "=") { index += 1 }
     var end = index
-    while end < bytes.count, isWhitespace(bytes[end]) { end += 1 }
+    while end < bytes.count, HTTPCharacters.isWhitespace(bytes[end]) { end += 1 }
     // `name=value` is a parameter, not a token68 with padding.
     guard end == bytes.count || bytes[end] == UInt8(ascii: ",") else { return nil }
     position = index
@@ -112,9 +112,9 @@ private struct ChallengeReader {
   /// Whether `name BWS "="` starts here (so that what follows a comma is a parameter).
   private func startsParameter() -> Bool {
     var index = position
-    while index < bytes.count, isTokenCharacter(bytes[index]) { index += 1 }
+    while index < bytes.count, HTTPCharacters.isToken(bytes[index]) { index += 1 }
     guard index > position else { return false }
-    while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
+    while index < bytes.count, HTTPCharacters.isWhitespace(bytes[index]) { index += 1 }
     return index < bytes.count && bytes[index] == UInt8(ascii: "=")
   }
 
@@ -130,7 +130,7 @@ private struct ChallengeReader {
 
   private mutating func readToken() -> String? {
     let start = position
-    while position < bytes.count, isTokenCharacter(bytes[position]) { position += 1 }
+    while position < bytes.count, HTTPCharacters.isToken(bytes[position]) { position += 1 }
     return position > start ? String(decoding: bytes[start..<position], as: UTF8.self) : nil
   }
 
@@ -164,25 +164,12 @@ private struct ChallengeReader {
   }
 
   private mutating func skipWhitespace() {
-    while position < bytes.count, isWhitespace(bytes[position]) { position += 1 }
+    while position < bytes.count, HTTPCharacters.isWhitespace(bytes[position]) { position += 1 }
   }
 
   private mutating func skipListSeparators() {
-    while position < bytes.count, isWhitespace(bytes[position]) || bytes[position] == UInt8(ascii: ",") {
+    while position < bytes.count, HTTPCharacters.isWhitespace(bytes[position]) || bytes[position] == UInt8(ascii: ",") {
       position += 1
-    }
-  }
-
-  private func isWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == 0x09 }
-
-  /// `tchar` (RFC 9110 §5.6.2).
-  private func isTokenCharacter(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"):
-      return true
-    default:
-      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
   }
 
