@@ -207,6 +207,21 @@ public final class Xid: Sendable {
     }
   #endif
 
+  /// A valid access token for `resource`, one of ``ClientIdentity/resources`` (RFC 8707): issued
+  /// from the session's refresh token for that resource alone, kept beside the session's own token
+  /// and refreshed on its own.
+  ///
+  /// ```swift
+  /// let token = try await Xid.shared.getAccessToken(for: URL(string: "https://payments.example.com/")!)
+  /// ```
+  ///
+  /// - Throws: ``XidError/Code/invalidConfiguration`` for a resource that is not configured,
+  ///   ``XidError/Code/invalidTarget`` when the provider issues no token for it (the session is
+  ///   kept), and the errors of ``getAccessToken(forceRefresh:)``.
+  public func getAccessToken(for resource: URL, forceRefresh: Bool = false) async throws -> String {
+    try await engine().accessToken(for: resource, forceRefresh: forceRefresh)
+  }
+
   /// The user's claims from the provider's UserInfo endpoint (checked to be about the same `sub`).
   public func userInfo() async throws -> UserInfo {
     try await engine().userInfo()
@@ -328,8 +343,19 @@ public final class Xid: Sendable {
   /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback,
   ///   ``XidError/Code/stepUpRequired``, token errors (see ``getAccessToken(forceRefresh:)``),
   ///   ``XidError/Code/dpopKeyUnavailable``, and transport errors.
+  ///
+  /// A request to a URL of a configured resource (``ClientIdentity/resources``) carries that
+  /// resource's own token (``getAccessToken(for:forceRefresh:)``).
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try await engine().send(request)
+  }
+
+  /// Sends `request` as ``send(_:)`` does, and says which token authorized it: its resource, and the
+  /// `authorization_details` granted with it (RFC 9396).
+  ///
+  /// - Throws: as ``send(_:)``.
+  public func sendReportingGrant(_ request: HTTPRequest) async throws -> AuthorizedResponse {
+    try await engine().sendReportingGrant(request)
   }
 }
 

@@ -247,13 +247,13 @@ struct AccountSessionTests {
 
   @Test func aRecordOfAnUnknownFormatIsReportedAndLeftAlone() async throws {
     // As a newer version of the app, sharing the keychain with this older extension, would write it.
-    let text = #"{"format":2,"version":7,"access_token":"at-new","sealed":"x"}"#
+    let text = #"{"format":3,"version":7,"access_token":"at-new","sealed":"x"}"#
     let storage = InMemoryTokenStorage()
     try storage.save(key: Self.key, value: text)
     let refresher = ScriptedRefresher()
     let session = Self.session(storage: storage, refresher: refresher)
     let error = await expectXidError(.unsupportedRecordFormat) { try await session.record() }
-    #expect(error?.reason.contains("format 2") == true)
+    #expect(error?.reason.contains("format 3") == true)
     await expectXidError(.unsupportedRecordFormat) { try await session.validRecord(force: false) }
     await expectXidError(.unsupportedRecordFormat) { try await session.validRecord(force: true) }
     #expect(try storage.load(key: Self.key) == text)

@@ -13,7 +13,7 @@ import XidTesting
 struct RecordIntegrityTests {
   @Test func aRecordOfAnUnknownFormatIsReportedByTheFacadeAndRemovedOnlyBySignOut() async throws {
     let harness = try SessionHarness()
-    let text = #"{"format":2,"version":3,"sealed":"x"}"#
+    let text = #"{"format":3,"version":3,"sealed":"x"}"#
     try harness.storage.save(key: harness.recordKey, value: text)
     await expectXidError(.unsupportedRecordFormat) { try await harness.xid.getSession() }
     await expectXidError(.unsupportedRecordFormat) { try await harness.xid.getAccessToken() }
@@ -83,7 +83,7 @@ struct RecordIntegrityTests {
 
   @Test func aNewerFormatRecordOfAnotherConfigurationIsToldApartByTheMembersItNames() async throws {
     let harness = try SessionHarness()
-    let text = #"{"format":2,"issuer":"https://other.example","client_id":"c","account":"default"}"#
+    let text = #"{"format":3,"issuer":"https://other.example","client_id":"c","account":"default"}"#
     try harness.storage.save(key: harness.recordKey, value: text)
     #expect(try await harness.xid.getSession() == nil)
     try await harness.xid.signIn()

@@ -211,7 +211,7 @@ struct SaveFailureTests {
   @Test func aRotatedRefreshTokenIsKeptWhenARecordOfANewerFormatWasWrittenMeanwhile() async throws {
     let storage = FlakyStorage()
     try storage.save(key: Self.key, value: AccountSessionTests.record(refreshToken: "rt-1").encoded())
-    let newer = #"{"format":2,"issuer":"https://op.example","client_id":"c","account":"default"}"#
+    let newer = #"{"format":3,"issuer":"https://op.example","client_id":"c","account":"default"}"#
     let sent = Recorder<String>()
     // Another version of the app, sharing the storage, writes its own format while the request is out.
     let session = Self.rotatingSession(storage: storage, sent: sent) { _ in

@@ -123,6 +123,11 @@ extension XidError.Code {
   /// user in again with `SignInOptions(stepUp:)` from the app in the foreground, then repeat the
   /// request. An App Intent cannot show the sign-in page; it asks the user to open the app.
   public static let stepUpRequired = Self("stepUpRequired")
+  /// The provider refused to issue a token for a resource (RFC 8707 §2: OAuth `invalid_target`): it
+  /// does not know the resource, or the session may not use it. The session is kept, and the
+  /// session's other tokens stay usable; check `XidConfiguration.identity.resources` and the client's
+  /// registration at the provider.
+  public static let invalidTarget = Self("invalidTarget")
   /// The UserInfo endpoint refused the request; ``XidError/httpStatus`` and ``XidError/oauthError``
   /// (from `WWW-Authenticate`) say how. On `invalid_token`, refresh the access token and retry.
   public static let userInfoFailed = Self("userInfoFailed")
@@ -303,6 +308,7 @@ extension XidError.Code {
     .keySetUnavailable,
     .resourceMetadataFailed,
     .stepUpRequired,
+    .invalidTarget,
     .userInfoFailed,
     .userInfoMismatch,
     .unsupportedResponse,

@@ -31,6 +31,11 @@ public struct ClientIdentity: Sendable, Hashable {
   /// family's other apps, each with its own client identifier, sign in with no browser
   /// (`SessionEngine.signIn(from:scopes:)`). Every app of the family gives the same name.
   public var family: AppFamily? = nil
+  /// The APIs the app calls with tokens meant for each alone (resource indicators, RFC 8707): a
+  /// sign-in asks for all of them (`resource` in the authorization request), and each gets its own
+  /// access token from the session's refresh token (`getAccessToken(for:)`, and `send` to one of its
+  /// URLs). Empty by default: every request carries the session's one access token.
+  public var resources: [ProtectedResource] = []
 
   /// Creates the client's identity.
   ///
@@ -94,6 +99,16 @@ public struct ClientIdentity: Sendable, Hashable {
       try Self.validateRedirectURI(postLogoutRedirectUri, purpose: "post-logout redirect URI")
     }
     try family?.validate()
+    var identifiers = Set<String>()
+    for resource in resources {
+      try resource.validate()
+      guard identifiers.insert(resource.parameter).inserted else {
+        throw XidError(
+          .invalidConfiguration,
+          "the resource \"\(SafeText.short(resource.parameter, limit: 96))\" is configured twice in XidConfiguration.identity.resources"
+        )
+      }
+    }
   }
 
   /// Checks a redirect URI against RFC 8252 and RFC 9700: absolute, no fragment, and `http` only to a

@@ -4,13 +4,15 @@ extension AccountSession {
   /// Refreshes under the account's lock, inside a background activity: when the system ends its
   /// time, `canceller` cancels the refresh, the lock is released, and nothing is saved. The refresh
   /// tokens the refresh drops are revoked once the lock is released.
-  func refreshUnderLock(seenVersion: Int64, force: Bool, canceller: AccountCanceller) async throws -> TokenRecord {
+  func refreshUnderLock(seenVersion: Int64, goal: RefreshGoal, canceller: AccountCanceller) async throws
+    -> TokenRecord
+  {
     var dropped: [String] = []
     do {
       // The app family's lock, for the family's own app, comes before the account's.
       let record = try await refresher.beforeTheAccountLock(for: cached.get(), isolation: self) {
         try await lock.run("token refresh", canceller: canceller, isolation: self) { tenure in
-          try await refresh(seenVersion: seenVersion, force: force, tenure: tenure) { dropped.append($0) }
+          try await refresh(seenVersion: seenVersion, goal: goal, tenure: tenure) { dropped.append($0) }
         }
       }
       await revokeDropped(dropped)
@@ -31,7 +33,7 @@ extension AccountSession {
   /// - Parameter attempts: how many more times the record may be found replaced by one with an
   ///   expired token, and refreshed in its turn.
   private func refresh(
-    seenVersion: Int64, force: Bool, tenure: AccountTenure, attempts: Int = 2, drop: (String) -> Void
+    seenVersion: Int64, goal: RefreshGoal, tenure: AccountTenure, attempts: Int = 2, drop: (String) -> Void
   ) async throws -> TokenRecord {
     // This process's sign-ins and sign-outs from here on make the refresh's result stale.
     let epoch = self.epoch
@@ -55,7 +57,7 @@ extension AccountSession {
           unsaved = nil
           if let token = kept.record.refreshToken, token != latest?.refreshToken { drop(token) }
           logger.log(.notice, category: "refresh", Self.replacedMessage(signedOut: latest == nil))
-          return try await superseded(by: latest, force: force, tenure: tenure, attempts: attempts, drop: drop)
+          return try await superseded(by: latest, goal: goal, tenure: tenure, attempts: attempts, drop: drop)
         }
         stored = record
         logger.log(.info, category: "refresh", "saved the tokens an earlier refresh could not save")
@@ -64,8 +66,8 @@ extension AccountSession {
       }
       unsaved = nil
     }
-    let usable = stored.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway)
-    if usable && (!force || stored.version > seenVersion) {
+    let usable = stored.hasUsableAccessToken(for: goal.resource?.parameter, at: clock.now, leeway: expiryLeeway)
+    if usable && (!goal.force || stored.version > seenVersion) {
       logger.log(.debug, category: "refresh", "using tokens another process refreshed (version \(stored.version))")
       cached.set(stored)
       return stored
@@ -78,9 +80,10 @@ extension AccountSession {
     let opened = try await openedForRefresh(stored)
     let tokens: RefreshedTokens
     do {
-      tokens = try await refresher.refresh(opened)
+      tokens = try await refresher.refresh(opened, for: goal.resource)
     } catch let error as XidError where error.endsSession {
-      return try await refused(error, refreshToken: refreshToken, tenure: tenure, attempts: attempts, drop: drop)
+      return try await refused(
+        error, refreshToken: refreshToken, goal: goal, tenure: tenure, attempts: attempts, drop: drop)
     }
 
     // The provider may have spent the stored refresh token: from here on, these tokens are the
@@ -89,16 +92,16 @@ extension AccountSession {
     // compares first, and nothing is written over a newer record.
     if let foreign = tokens.foreign {
       return try await endForeign(
-        foreign, opened: opened, tokens: tokens, base: stored, epoch: epoch, force: force, tenure: tenure,
+        foreign, opened: opened, tokens: tokens, base: stored, epoch: epoch, goal: goal, tenure: tenure,
         attempts: attempts, drop: drop)
     }
-    let refreshed = opened.refreshed(with: tokens, at: clock.now)
+    let refreshed = opened.refreshed(with: tokens, at: clock.now, for: goal.resource?.parameter, logger: logger)
     let next: TokenRecord
     do {
       next = try await sealedForStorage(refreshed, keyOf: stored)
     } catch {
       return try await keepUnstored(
-        refreshed, failure: "seal", error, tokens: tokens, opened: opened, base: stored, epoch: epoch, force: force,
+        refreshed, failure: "seal", error, tokens: tokens, opened: opened, base: stored, epoch: epoch, goal: goal,
         tenure: tenure, attempts: attempts, drop: drop)
     }
     let written: Written
@@ -106,12 +109,12 @@ extension AccountSession {
       written = try await saveHoldingLock(next, replacing: stored, epoch: epoch, tenure: tenure)
     } catch {
       return try await keepUnstored(
-        next, failure: "save", error, tokens: tokens, opened: opened, base: stored, epoch: epoch, force: force,
+        next, failure: "save", error, tokens: tokens, opened: opened, base: stored, epoch: epoch, goal: goal,
         tenure: tenure, attempts: attempts, drop: drop)
     }
     if case .replaced(let latest) = written {
       return try await replaced(
-        by: latest, refreshed: tokens, opened: opened, base: stored, force: force, tenure: tenure,
+        by: latest, refreshed: tokens, opened: opened, base: stored, goal: goal, tenure: tenure,
         attempts: attempts, drop: drop)
     }
     cached.set(next)
@@ -144,12 +147,12 @@ extension AccountSession {
   /// another process that refreshes sends it (docs/reliability.md, "Storage that refuses writes").
   private func keepUnstored(
     _ next: TokenRecord, failure: String, _ error: any Error, tokens: RefreshedTokens, opened: TokenRecord,
-    base: TokenRecord, epoch: UInt64, force: Bool, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
+    base: TokenRecord, epoch: UInt64, goal: RefreshGoal, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
   ) async throws -> TokenRecord {
     // The record (or this process) may tell that the session is gone: then they are dropped.
     if case .replaced(let latest)? = try? compare(with: base, epoch: epoch) {
       return try await replaced(
-        by: latest, refreshed: tokens, opened: opened, base: base, force: force, tenure: tenure, attempts: attempts,
+        by: latest, refreshed: tokens, opened: opened, base: base, goal: goal, tenure: tenure, attempts: attempts,
         drop: drop)
     }
     unsaved = (next, base)
@@ -208,7 +211,7 @@ extension AccountSession {
   /// is dropped (or, when it did not rotate, the old one if its session is gone), and the newer
   /// record is used.
   private func replaced(
-    by latest: TokenRecord?, refreshed tokens: RefreshedTokens, opened: TokenRecord, base: TokenRecord, force: Bool,
+    by latest: TokenRecord?, refreshed tokens: RefreshedTokens, opened: TokenRecord, base: TokenRecord, goal: RefreshGoal,
     tenure: AccountTenure, attempts: Int, drop: (String) -> Void
   ) async throws -> TokenRecord {
     if let issued = tokens.refreshToken {
@@ -217,7 +220,7 @@ extension AccountSession {
       drop(old)  // not rotated: still the token of a session that is gone
     }
     logger.log(.notice, category: "refresh", Self.replacedMessage(signedOut: latest == nil))
-    return try await superseded(by: latest, force: force, tenure: tenure, attempts: attempts, drop: drop)
+    return try await superseded(by: latest, goal: goal, tenure: tenure, attempts: attempts, drop: drop)
   }
 
   private static func replacedMessage(signedOut: Bool) -> String {
@@ -283,7 +286,7 @@ extension AccountSession {
   /// the old one, when it did not rotate) is revoked; unless the record was removed or replaced
   /// meanwhile, which is then left as it is.
   private func endForeign(
-    _ error: XidError, opened: TokenRecord, tokens: RefreshedTokens, base: TokenRecord, epoch: UInt64, force: Bool,
+    _ error: XidError, opened: TokenRecord, tokens: RefreshedTokens, base: TokenRecord, epoch: UInt64, goal: RefreshGoal,
     tenure: AccountTenure, attempts: Int, drop: (String) -> Void
   ) async throws -> TokenRecord {
     let written: Written
@@ -296,7 +299,7 @@ extension AccountSession {
     }
     if case .replaced(let latest) = written {
       return try await replaced(
-        by: latest, refreshed: tokens, opened: opened, base: base, force: force, tenure: tenure, attempts: attempts,
+        by: latest, refreshed: tokens, opened: opened, base: base, goal: goal, tenure: tenure, attempts: attempts,
         drop: drop)
     }
     if let token = tokens.refreshToken ?? opened.refreshToken { drop(token) }
@@ -312,7 +315,8 @@ extension AccountSession {
   /// sign-in replaced the session, the newer tokens are good; only when the stored one is still the
   /// refused one is the session over.
   private func refused(
-    _ error: XidError, refreshToken: String, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
+    _ error: XidError, refreshToken: String, goal: RefreshGoal, tenure: AccountTenure, attempts: Int,
+    drop: (String) -> Void
   ) async throws -> TokenRecord {
     let slot = try records.read()
     guard slot.record != nil else {
@@ -323,7 +327,7 @@ extension AccountSession {
     }
     if let latest = slot.record, latest.storedRefreshCredential != refreshToken {
       logger.log(.notice, category: "refresh", "refresh refused, but the stored refresh token had changed meanwhile")
-      return try await superseded(by: latest, force: false, tenure: tenure, attempts: attempts, drop: drop)
+      return try await superseded(by: latest, goal: goal.unforced, tenure: tenure, attempts: attempts, drop: drop)
     }
     logger.log(.notice, category: "refresh", "the provider refused the refresh token (\(error.code)); signing out")
     try tenure.commit { try records.delete(at: slot.key) }
@@ -336,20 +340,22 @@ extension AccountSession {
   /// The record this refresh started from was removed (`latest` is `nil`) or replaced: nothing of the
   /// refresh is saved; the newer record is used, refreshed in its turn when its token has expired.
   private func superseded(
-    by latest: TokenRecord?, force: Bool, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
+    by latest: TokenRecord?, goal: RefreshGoal, tenure: AccountTenure, attempts: Int, drop: (String) -> Void
   ) async throws -> TokenRecord {
     guard let latest else {
       cached.set(nil)
       throw XidError(.signInRequired, "the user signed out while the tokens were being refreshed; call signIn()")
     }
     cached.set(latest)
-    if latest.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway) { return latest }
+    if latest.hasUsableAccessToken(for: goal.resource?.parameter, at: clock.now, leeway: expiryLeeway) {
+      return latest
+    }
     guard attempts > 1 else {
       throw XidError(
         .storageFailure, "the stored session kept changing while it was being refreshed; nothing was lost, try again")
     }
     return try await refresh(
-      seenVersion: latest.version, force: force, tenure: tenure, attempts: attempts - 1, drop: drop)
+      seenVersion: latest.version, goal: goal, tenure: tenure, attempts: attempts - 1, drop: drop)
   }
 
   /// Revokes the refresh tokens a refresh left unused, best effort: no one will ever send them.
@@ -366,21 +372,71 @@ extension TokenRecord {
       && storedRefreshCredential == other.storedRefreshCredential && accessToken == other.accessToken
   }
 
-  /// This record (with its refresh token opened) after a refresh that returned `tokens` at `now`.
-  func refreshed(with tokens: RefreshedTokens, at now: Date) -> TokenRecord {
+  /// This record (with its refresh token opened) after a refresh that returned `tokens` at `now`:
+  /// for `resource`, that resource's token is replaced, and the session's own for `nil`. A rotated
+  /// refresh token is the session's, whichever token it came with.
+  ///
+  /// Granted `authorization_details` replace the previous ones, unless they are of a type the
+  /// session was never granted: then the previous ones stay, and `logger` says so.
+  func refreshed(
+    with tokens: RefreshedTokens, at now: Date, for resource: String? = nil, logger: (any XidLogger)? = nil
+  ) -> TokenRecord {
     var next = self
     next.version = version + 1
-    next.accessToken = tokens.accessToken
-    next.tokenType = tokens.tokenType
-    next.expiresAt = tokens.expiresIn.map { now.addingTimeInterval($0) }
+    let expiresAt = tokens.expiresIn.map { now.addingTimeInterval($0) }
+    if let resource {
+      let previous = resourceTokens[resource]
+      next.resourceTokens[resource] = ResourceAccessToken(
+        accessToken: tokens.accessToken, tokenType: tokens.tokenType, expiresAt: expiresAt,
+        scopes: tokens.scopes ?? previous?.scopes,
+        authorizationDetails: Self.kept(
+          tokens.authorizationDetails, previous: previous?.authorizationDetails, granted: authorizationDetails,
+          logger: logger))
+    } else {
+      next.accessToken = tokens.accessToken
+      next.tokenType = tokens.tokenType
+      next.expiresAt = expiresAt
+      next.scopes = tokens.scopes ?? scopes
+      next.authorizationDetails = Self.kept(
+        tokens.authorizationDetails, previous: authorizationDetails, granted: authorizationDetails, logger: logger)
+    }
     next.refreshToken = tokens.refreshToken ?? refreshToken
     next.sealedRefreshToken = nil
     next.idToken = tokens.idToken ?? idToken
-    next.scopes = tokens.scopes ?? scopes
     if pinnedIssuer == nil || pinnedSubject == nil, let identity = tokens.identity {
       next.pinnedIssuer = identity.issuer
       next.pinnedSubject = identity.subject
     }
     return next
   }
+
+  /// The `authorization_details` to keep after a refresh that stated `new` (or none): `new`, unless
+  /// it has a type outside `granted`, the session's (RFC 9396 §7: a refresh cannot widen a grant).
+  private static func kept(
+    _ new: [AuthorizationDetail]?, previous: [AuthorizationDetail]?, granted: [AuthorizationDetail]?,
+    logger: (any XidLogger)?
+  ) -> [AuthorizationDetail]? {
+    guard let new else { return previous }
+    let unrequested = AuthorizationDetail.unrequestedTypes(
+      in: new, asked: granted.map(AuthorizationDetail.types(of:)) ?? [])
+    guard unrequested.isEmpty else {
+      logger?.log(
+        .notice, category: "refresh",
+        "the refresh stated authorization_details of \(unrequested.count) type(s) the session was not granted; the previous ones are kept"
+      )
+      return previous
+    }
+    return new
+  }
+}
+
+/// What a refresh is for: the session's own access token or a resource's, and whether a usable one
+/// is refreshed all the same (`force`: the server refused it).
+struct RefreshGoal: Sendable {
+  var force: Bool
+  /// The resource whose token is refreshed; `nil` for the session's own.
+  var resource: ProtectedResource? = nil
+
+  /// The same goal without `force`: for a record another process refreshed meanwhile.
+  var unforced: RefreshGoal { RefreshGoal(force: false, resource: resource) }
 }

@@ -8,6 +8,8 @@ struct RefreshedTokens: Sendable {
   var refreshToken: String?
   var idToken: String?
   var scopes: [String]?
+  /// The `authorization_details` the answer stated (RFC 9396 §7), if any.
+  var authorizationDetails: [AuthorizationDetail]? = nil
   /// The `iss` and `sub` of ``idToken``, pinned in a record that has none yet.
   var identity: (issuer: String, subject: String)? = nil
   /// Why the new ID token could not be checked, when the reason may pass later: the new tokens are
@@ -70,7 +72,8 @@ actor AccountSession {
   var epoch: UInt64 = 0
   /// When this process may next try to save ``unsaved`` outside a refresh.
   private var nextSaveAttempt = Date.distantPast
-  private var inFlight: Task<TokenRecord, any Error>?
+  /// The refresh under way, and the resource whose token it refreshes (`nil`: the session's own).
+  private var inFlight: (task: Task<TokenRecord, any Error>, resource: String?)?
 
   init(
     records: AccountRecordStore, lock: FileLock?, lockTimeout: Duration, activity: (any BackgroundActivity)? = nil,
@@ -100,6 +103,12 @@ actor AccountSession {
       record.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway)
     else { return nil }
     return record
+  }
+
+  /// Whether `record` has a usable access token for `resource`: one more than the leeway before its
+  /// expiry.
+  nonisolated func isUsable(_ record: TokenRecord, for resource: ProtectedResource) -> Bool {
+    record.hasUsableAccessToken(for: resource.parameter, at: clock.now, leeway: expiryLeeway)
   }
 
   /// The stored record when nothing is in memory yet and its access token is still usable: read on
@@ -140,23 +149,38 @@ actor AccountSession {
   ///
   /// - Throws: ``XidError/Code/signInRequired`` when there is no session, ``XidError/Code/sessionExpired``
   ///   when the provider ended it, and network or storage errors with the session kept.
-  func validRecord(force: Bool) async throws -> TokenRecord {
-    guard let current = try record() else {
-      throw XidError(.signInRequired, "no user is signed in for this account; call signIn()")
+  ///
+  /// With `resource`, the record has a usable access token for that resource (``TokenRecord/resourceTokens``),
+  /// issued from the session's refresh token when it has none yet. One refresh runs at a time, of
+  /// whichever token: a caller that needs another token than the one being refreshed waits for that
+  /// refresh (which may rotate the refresh token) and then refreshes its own.
+  func validRecord(force: Bool, resource: ProtectedResource? = nil) async throws -> TokenRecord {
+    var force = force
+    while true {
+      guard let current = try record() else {
+        throw XidError(.signInRequired, "no user is signed in for this account; call signIn()")
+      }
+      if !force && current.hasUsableAccessToken(for: resource?.parameter, at: clock.now, leeway: expiryLeeway) {
+        if unsaved != nil { saveUnsavedSoon(version: current.version) }
+        return current
+      }
+      if let inFlight {
+        if inFlight.resource == resource?.parameter { return try await inFlight.task.value }
+        // Another token's refresh: its outcome (a rotated refresh token, a sign-out) is read afresh.
+        _ = await inFlight.task.result
+        force = false
+        continue
+      }
+      let canceller = AccountCanceller()
+      let goal = RefreshGoal(force: force, resource: resource)
+      let task = Task {
+        try await self.refreshUnderLock(seenVersion: current.version, goal: goal, canceller: canceller)
+      }
+      canceller.set { task.cancel() }
+      inFlight = (task, resource?.parameter)
+      defer { inFlight = nil }
+      return try await task.value
     }
-    if !force && current.hasUsableAccessToken(at: clock.now, leeway: expiryLeeway) {
-      if unsaved != nil { saveUnsavedSoon(version: current.version) }
-      return current
-    }
-    if let inFlight { return try await inFlight.value }
-    let canceller = AccountCanceller()
-    let task = Task {
-      try await self.refreshUnderLock(seenVersion: current.version, force: force, canceller: canceller)
-    }
-    canceller.set { task.cancel() }
-    inFlight = task
-    defer { inFlight = nil }
-    return try await task.value
   }
 
   /// Starts saving, under the lock, the tokens storage refused after a refresh (see ``unsaved``),
@@ -167,9 +191,11 @@ actor AccountSession {
     guard inFlight == nil, clock.now >= nextSaveAttempt else { return }
     nextSaveAttempt = clock.now.addingTimeInterval(1)
     let canceller = AccountCanceller()
-    let task = Task { try await self.refreshUnderLock(seenVersion: version, force: false, canceller: canceller) }
+    let task = Task {
+      try await self.refreshUnderLock(seenVersion: version, goal: RefreshGoal(force: false), canceller: canceller)
+    }
     canceller.set { task.cancel() }
-    inFlight = task
+    inFlight = (task, nil)
     Task {
       if case .failure(let error) = await task.result {
         logger.log(
@@ -183,7 +209,7 @@ actor AccountSession {
 
   /// Forgets `task` as the refresh under way, unless another one took its place.
   private func finished(_ task: Task<TokenRecord, any Error>) {
-    if inFlight == task { inFlight = nil }
+    if inFlight?.task == task { inFlight = nil }
   }
 
   /// Saves a record from a sign-in, replacing this configuration's previous one (also one of a

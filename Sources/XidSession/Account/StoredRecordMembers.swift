@@ -9,26 +9,35 @@ struct StoredRecordMembers {
   let members: [String: JSONValue]
   /// What the record is, for messages: "token record", "family record".
   let kind: String
+  /// The record's format number.
+  let format: Int64
 
   /// Reads `text` as a record of `kind` in `format`.
   ///
   /// - Parameter writers: who may have written a record of another format, for its message ("another
   ///   version of the app or of an extension sharing the storage").
   init(decoding text: String, kind: String, format: Int64, writers: String) throws {
+    try self.init(decoding: text, kind: kind, formats: format...format, writers: writers)
+  }
+
+  /// Reads `text` as a record of `kind` in one of `formats`; ``format`` says which.
+  init(decoding text: String, kind: String, formats: ClosedRange<Int64>, writers: String) throws {
     guard let members = (try? JSONValue(parsing: text))?.objectValue else {
       throw XidError(.corruptRecord, "the stored \(kind) is not a JSON object")
     }
     guard let stored = members["format"]?.int64Value else {
       throw XidError(.corruptRecord, "the stored \(kind) has no format number")
     }
-    guard stored == format else {
+    guard formats.contains(stored) else {
+      let readable = formats.count == 1 ? "format \(formats.upperBound)" : "formats \(formats.lowerBound) to \(formats.upperBound)"
       throw XidError(
         .unsupportedRecordFormat,
-        "the stored \(kind) has format \(stored), which this version of Xid (format \(format)) cannot read; \(writers) wrote it. It was left as it is: update this app or extension"
+        "the stored \(kind) has format \(stored), which this version of Xid (\(readable)) cannot read; \(writers) wrote it. It was left as it is: update this app or extension"
       )
     }
     self.members = members
     self.kind = kind
+    self.format = stored
   }
 
   /// The string member `name`, which the record must have.

@@ -3,11 +3,17 @@ import Foundation
 /// One account's tokens as Xid stores them: a single JSON document, written whole, so a reader in any
 /// process sees either the previous record or the next one, never a mix.
 struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
-  /// The format this version of Xid writes and reads. A record of another format was written by
-  /// another version of Xid (a newer app sharing the storage with an older extension): it is reported
-  /// as ``XidError/Code/unsupportedRecordFormat`` and left alone. Members added since are optional, so
-  /// that released readers of this format still read it.
-  static let currentFormat: Int64 = 1
+  /// The format this version of Xid writes. Format 2 added the access tokens of other resources
+  /// (``resourceTokens``, RFC 8707) and the granted `authorization_details` (RFC 9396): a reader of
+  /// format 1 that rewrote such a record would drop them, so it must not read it. Records of
+  /// ``readableFormats`` are read; one of another format was written by another version of Xid (a
+  /// newer app sharing the storage with an older extension): it is reported as
+  /// ``XidError/Code/unsupportedRecordFormat`` and left alone. Members added within a format are
+  /// optional, so that its released readers still read it.
+  static let currentFormat: Int64 = 2
+  /// The formats this version of Xid reads: format 1 is format 2 without resource tokens or
+  /// authorization details.
+  static let readableFormats: ClosedRange<Int64> = 1...2
 
   /// Counts the saves of this account's record; a process that sees a higher version than the one it
   /// holds knows another process refreshed.
@@ -50,6 +56,12 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   var familySignInID: String? = nil
   /// Whether this session was made from the family's by a token exchange (a sibling app's sign-in).
   var fromFamilyExchange = false
+  /// The `authorization_details` the provider granted with ``accessToken`` (RFC 9396 §7), or `nil`
+  /// when it stated none; kept across refreshes that state none.
+  var authorizationDetails: [AuthorizationDetail]? = nil
+  /// The access tokens of the configured resources (RFC 8707), by resource identifier, each issued
+  /// from ``refreshToken`` for that resource alone.
+  var resourceTokens: [String: ResourceAccessToken] = [:]
 
   /// The storage key of an account's record: derived from issuer, client and account, and safe as a
   /// file name.
@@ -131,6 +143,8 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     if let familyKey { members["family_key"] = .string(familyKey) }
     if let familySignInID { members["family_sign_in_id"] = .string(familySignInID) }
     if fromFamilyExchange { members["from_family_exchange"] = .bool(true) }
+    if let authorizationDetails { members["authorization_details"] = AuthorizationDetail.json(authorizationDetails) }
+    if !resourceTokens.isEmpty { members["resources"] = .object(resourceTokens.mapValues(\.encoded)) }
     return JSONValue.object(members).serialized()
   }
 
@@ -140,7 +154,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
   ///   ``XidError/Code/corruptRecord`` when the text is not a record at all.
   init(decoding text: String) throws {
     let record = try StoredRecordMembers(
-      decoding: text, kind: "token record", format: Self.currentFormat,
+      decoding: text, kind: "token record", formats: Self.readableFormats,
       writers: "another version of the app or of an extension sharing the storage")
     let members = record.members
     version = try record.int64("version")
@@ -162,6 +176,15 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
     familyKey = members["family_key"]?.stringValue
     familySignInID = members["family_sign_in_id"]?.stringValue
     fromFamilyExchange = members["from_family_exchange"]?.boolValue ?? false
+    authorizationDetails = try members["authorization_details"].map {
+      try AuthorizationDetail.array($0, of: "stored authorization details", code: .corruptRecord)
+    }
+    if let resources = members["resources"] {
+      guard let resources = resources.objectValue else {
+        throw XidError(.corruptRecord, "the stored token record's \"resources\" is not an object")
+      }
+      resourceTokens = try resources.mapValues { try ResourceAccessToken(decoding: $0) }
+    }
   }
 
   init(
@@ -191,7 +214,7 @@ struct TokenRecord: Sendable, Hashable, CustomStringConvertible {
 
   /// Never shows a token.
   var description: String {
-    "TokenRecord(version: \(version), issuer: \(issuer), client: \(clientId), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"), refreshToken: \(refreshToken != nil ? "yes" : sealedRefreshToken != nil ? "sealed" : "no"), dpop: \(dpopKeyThumbprint ?? "no"))"
+    "TokenRecord(version: \(version), issuer: \(issuer), client: \(clientId), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"), refreshToken: \(refreshToken != nil ? "yes" : sealedRefreshToken != nil ? "sealed" : "no"), dpop: \(dpopKeyThumbprint ?? "no"), resources: \(resourceTokens.keys.sorted()))"
   }
 }
 

@@ -7,12 +7,12 @@ struct TokenRefresher: TokenRefreshing {
   let signer: any RequestSigner
   var companion: (any RefreshCompanion)? = nil
 
-  func refresh(_ record: TokenRecord) async throws -> RefreshedTokens {
+  func refresh(_ record: TokenRecord, for resource: ProtectedResource?) async throws -> RefreshedTokens {
     // One call: a refresh opens the sealed refresh token and signs its proof with one prompt.
     try await PresenceScope.run {
       let key = try signer.key(for: record)
       try await signer.ready(key)
-      return try await refresh(record, key: key)
+      return try await refresh(record, key: key, resource: resource)
     }
   }
 
@@ -28,14 +28,17 @@ struct TokenRefresher: TokenRefreshing {
       refreshToken, hint: .refreshToken, category: "refresh", naming: "a dropped refresh token")
   }
 
-  private func refresh(_ record: TokenRecord, key: PreparedDPoPKey?) async throws -> RefreshedTokens {
+  private func refresh(_ record: TokenRecord, key: PreparedDPoPKey?, resource: ProtectedResource?) async throws
+    -> RefreshedTokens
+  {
     guard let refreshToken = record.refreshToken else {
       throw XidError(.signInRequired, "the session has no refresh token")
     }
     let tokens: TokenResponse
     do {
       tokens = try await client.refreshTokens(
-        refreshToken: refreshToken, deviceSecret: companion?.deviceSecret(for: record), dpopKey: key?.key)
+        refreshToken: refreshToken, scopes: resource?.scopes, deviceSecret: companion?.deviceSecret(for: record),
+        dpopKey: key?.key, resource: resource?.parameter)
     } catch let error as XidError where error.isInvalidGrant {
       throw XidError(.refreshRefused, error.reason, httpStatus: error.httpStatus, oauthError: error.oauthError)
     } catch let error as XidError where error.code == .tokenRequestFailed {
@@ -45,7 +48,8 @@ struct TokenRefresher: TokenRefreshing {
     }
     var refreshed = RefreshedTokens(
       accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresIn: tokens.expiresIn?.timeInterval,
-      refreshToken: tokens.refreshToken, idToken: nil, scopes: tokens.scope)
+      refreshToken: tokens.refreshToken, idToken: nil, scopes: tokens.scope,
+      authorizationDetails: tokens.authorizationDetails)
     guard let idToken = tokens.idToken else {
       companion?.keep(tokens.deviceSecret, idToken: nil, for: record)
       return refreshed

@@ -3,11 +3,13 @@
 /// talks to the provider.
 protocol TokenRefreshing: Sendable {
   /// New tokens for `record`, whose refresh token is open (not sealed), already checked: a new ID
-  /// token is validated or classified (``RefreshedTokens``).
+  /// token is validated or classified (``RefreshedTokens``). With `resource`, the access token is
+  /// for that resource alone (RFC 8707).
   ///
-  /// - Throws: ``XidError/Code/refreshRefused`` when the provider proved the grant dead, and the
-  ///   network's, the provider's and the DPoP key's errors otherwise (they keep the session).
-  func refresh(_ record: TokenRecord) async throws -> RefreshedTokens
+  /// - Throws: ``XidError/Code/refreshRefused`` when the provider proved the grant dead,
+  ///   ``XidError/Code/invalidTarget`` when it issues no token for `resource`, and the network's,
+  ///   the provider's and the DPoP key's errors otherwise (they keep the session).
+  func refresh(_ record: TokenRecord, for resource: ProtectedResource?) async throws -> RefreshedTokens
   /// Revokes a refresh token that a refresh dropped (the session was signed out or replaced while it
   /// ran), best effort: no one will ever send it.
   func revokeDropped(_ refreshToken: String) async

@@ -14,7 +14,8 @@ extension SessionEngine {
   ///
   /// - Parameters:
   ///   - method: the request's method, for example `"GET"`.
-  ///   - url: the request's URL, exactly as it will be sent.
+  ///   - url: the request's URL, exactly as it will be sent. A URL of a configured resource
+  ///     (``ClientIdentity/resources``) gets that resource's token.
   ///   - forceRefresh: refresh the access token first (after a 401 `invalid_token`).
   /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback, token
   ///   errors (see ``accessToken(forceRefresh:)``) and ``XidError/Code/dpopKeyUnavailable``.
@@ -22,16 +23,16 @@ extension SessionEngine {
     -> HTTPHeaders
   {
     try url.requireSecure(for: "authorized request URL")
+    let resource = configuration.identity.resource(for: url)
     return try await PresenceScope.run {
-      let record = try await usableRecord(forceRefresh: forceRefresh)
-      guard let key = try signer.key(for: record) else {
-        return ["Authorization": "Bearer " + record.accessToken]
-      }
+      let record = try await usableRecord(forceRefresh: forceRefresh, resource: resource)
+      let accessToken = try Self.accessToken(of: record, for: resource)
+      guard let key = try signer.key(for: record) else { return ["Authorization": "Bearer " + accessToken] }
       try await signer.ready(key)
       let proof = try key.proof(
-        method: method, url: url, accessToken: record.accessToken, nonce: dpopNonces.nonce(for: url),
+        method: method, url: url, accessToken: accessToken, nonce: dpopNonces.nonce(for: url),
         now: configuration.parts.clock.now)
-      return ["Authorization": "DPoP " + record.accessToken, "DPoP": proof]
+      return ["Authorization": "DPoP " + accessToken, "DPoP": proof]
     }
   }
 
@@ -99,32 +100,36 @@ extension SessionEngine {
 
   /// Sends `request` with the session's token: at most three times, the first try, one retry with a
   /// server's new DPoP nonce and one retry after a refresh.
-  nonisolated func sendAuthorized(_ request: HTTPRequest) async throws -> HTTPResponse {
+  nonisolated func sendAuthorized(_ request: HTTPRequest) async throws -> AuthorizedResponse {
+    // A URL of a configured resource (RFC 8707) carries that resource's token.
+    let resource = configuration.identity.resource(for: request.url)
     // One call: in the stricter mode one prompt covers a refresh and every proof of the request.
-    try await PresenceScope.run {
-      var record = try await usableRecord(forceRefresh: false)
+    return try await PresenceScope.run {
+      var record = try await usableRecord(forceRefresh: false, resource: resource)
       var sends = 0
       var retriedWithNonce = false
       var refreshed = false
       while true {
         let key = try signer.key(for: record)
         try await signer.ready(key)
+        let accessToken = try Self.accessToken(of: record, for: resource)
         let authorized: HTTPRequest
         if let key {
           let proof = try key.proof(
-            method: request.method, url: request.url, accessToken: record.accessToken,
+            method: request.method, url: request.url, accessToken: accessToken,
             nonce: dpopNonces.nonce(for: request.url), now: configuration.parts.clock.now)
-          authorized = request.authorized(with: record.accessToken, dpopProof: proof)
+          authorized = request.authorized(with: accessToken, dpopProof: proof)
         } else {
-          authorized = request.authorized(with: record.accessToken)
+          authorized = request.authorized(with: accessToken)
         }
         let response = try await transport.send(authorized)
         sends += 1
         let learnt = key != nil && dpopNonces.record(response, from: request.url)
-        guard response.status == 401 else { return response }
+        let answer = AuthorizedResponse(response, record: record, resource: resource)
+        guard response.status == 401 else { return answer }
         // The token is good but the user's authentication is not (RFC 9470): a refresh cannot help.
         if let stepUp = response.stepUpError { throw stepUp }
-        guard sends < 3 else { return response }
+        guard sends < 3 else { return answer }
         if learnt, !retriedWithNonce, response.asksForDPoPNonce {
           retriedWithNonce = true
           configuration.parts.logger.log(
@@ -132,11 +137,11 @@ extension SessionEngine {
           continue
         }
         let asksForToken = key != nil ? response.asksForNewDPoPToken : response.invalidTokenChallenge
-        guard asksForToken, !refreshed else { return response }
+        guard asksForToken, !refreshed else { return answer }
         refreshed = true
         configuration.parts.logger.log(
           .info, category: "request", "the server refused the access token; refreshing once")
-        record = try await usableRecord(forceRefresh: true)
+        record = try await usableRecord(forceRefresh: true, resource: resource)
       }
     }
   }

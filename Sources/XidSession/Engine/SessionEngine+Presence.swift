@@ -189,6 +189,8 @@ extension XidSession {
     dpopBinding = nil
     familyAccountID = record.familyKey
     signedInFromFamily = record.fromFamilyExchange
+    authorizationDetails = nil
+    resourceGrants = [:]
     isLocked = true
   }
 }

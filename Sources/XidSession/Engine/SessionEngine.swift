@@ -233,12 +233,13 @@ public actor SessionEngine {
     steppingUp previous: TokenRecord? = nil
   ) async throws -> XidSession {
     let identity = configuration.identity
-    let record = TokenRecord(
+    var record = TokenRecord(
       version: 1, accessToken: tokens.accessToken, tokenType: tokens.tokenType.rawValue, expiresAt: tokens.expiresAt,
       refreshToken: tokens.refreshToken, idToken: idToken?.compact ?? tokens.idToken,
       scopes: tokens.scope ?? requested, issuer: identity.issuerIdentifier, clientId: identity.clientId,
       account: identity.account, signInID: try TokenRecord.newSignInID(), pinnedIssuer: idToken?.issuer,
       pinnedSubject: idToken?.subject, dpopKeyThumbprint: key?.thumbprint)
+    record.authorizationDetails = tokens.authorizationDetails
     let stored: TokenRecord
     if let previous {
       var linked = record
@@ -404,36 +405,50 @@ public actor SessionEngine {
     return try usableRecordWithoutTheActor(forceRefresh: false)?.accessToken
   }
 
-  /// A record with a usable access token: the one in memory, or the stored one when this process has
-  /// none in memory yet, when its token is usable (on the caller's executor: no actor hop, no
-  /// thread); else the account actor's, refreshed when needed. None while the session lock is closed
-  /// (``XidError/Code/sessionLocked``); a DPoP configuration's record must be bound to a key.
+  /// A record with a usable access token (for `resource`, that resource's): the one in memory, or
+  /// the stored one when this process has none in memory yet, when its token is usable (on the
+  /// caller's executor: no actor hop, no thread); else the account actor's, refreshed when needed.
+  /// None while the session lock is closed (``XidError/Code/sessionLocked``); a DPoP
+  /// configuration's record must be bound to a key.
   #if compiler(>=6.2)
-    nonisolated(nonsending) func usableRecord(forceRefresh: Bool) async throws -> TokenRecord {
-      if let record = try usableRecordWithoutTheActor(forceRefresh: forceRefresh) { return record }
-      return try await validRecordFromTheActor(forceRefresh: forceRefresh)
+    nonisolated(nonsending) func usableRecord(forceRefresh: Bool, resource: ProtectedResource? = nil) async throws
+      -> TokenRecord
+    {
+      if let record = try usableRecordWithoutTheActor(forceRefresh: forceRefresh, resource: resource) {
+        return record
+      }
+      return try await validRecordFromTheActor(forceRefresh: forceRefresh, resource: resource)
     }
   #else
-    nonisolated func usableRecord(forceRefresh: Bool) async throws -> TokenRecord {
-      if let record = try usableRecordWithoutTheActor(forceRefresh: forceRefresh) { return record }
-      return try await validRecordFromTheActor(forceRefresh: forceRefresh)
+    nonisolated func usableRecord(forceRefresh: Bool, resource: ProtectedResource? = nil) async throws -> TokenRecord {
+      if let record = try usableRecordWithoutTheActor(forceRefresh: forceRefresh, resource: resource) {
+        return record
+      }
+      return try await validRecordFromTheActor(forceRefresh: forceRefresh, resource: resource)
     }
   #endif
 
-  private nonisolated func usableRecordWithoutTheActor(forceRefresh: Bool) throws -> TokenRecord? {
+  private nonisolated func usableRecordWithoutTheActor(forceRefresh: Bool, resource: ProtectedResource? = nil) throws
+    -> TokenRecord?
+  {
     guard !forceRefresh, presence.lockIsOpen,
       let record = account.usableRecordFromMemory() ?? account.usableRecordFromStorage()
     else { return nil }
+    if let resource, !account.isUsable(record, for: resource) { return nil }
     try signer.requireBinding(of: record)
     return record
   }
 
-  private nonisolated func validRecordFromTheActor(forceRefresh: Bool) async throws -> TokenRecord {
+  private nonisolated func validRecordFromTheActor(forceRefresh: Bool, resource: ProtectedResource? = nil)
+    async throws -> TokenRecord
+  {
     try await requireOpenLock(for: "an access token")
     // Where a sibling app learns that its family signed out (never the fast path above).
     try await checkFamilyLink()
     // One call: a refresh opens the sealed refresh token and signs its proof with one prompt.
-    let record = try await PresenceScope.run { try await account.validRecord(force: forceRefresh) }
+    let record = try await PresenceScope.run {
+      try await account.validRecord(force: forceRefresh, resource: resource)
+    }
     try signer.requireBinding(of: record)
     return record
   }
@@ -448,11 +463,69 @@ public actor SessionEngine {
   /// nor retried: it is thrown as ``XidError/Code/stepUpRequired``, with what the server asks for in
   /// ``XidError/stepUp``, and the session is kept.
   ///
+  /// A request to a URL of a configured resource (``ClientIdentity/resources``, RFC 8707) carries
+  /// that resource's own token (see ``accessToken(for:forceRefresh:)``). To learn which token went,
+  /// and the `authorization_details` granted with it, call ``sendReportingGrant(_:)``.
+  ///
   /// - Throws: ``XidError/Code/insecureURL`` for a URL that is neither `https` nor loopback,
-  ///   ``XidError/Code/stepUpRequired``, token errors (see ``accessToken(forceRefresh:)``),
-  ///   ``XidError/Code/dpopKeyUnavailable``, and transport errors.
+  ///   ``XidError/Code/stepUpRequired``, token errors (see ``accessToken(forceRefresh:)`` and
+  ///   ``accessToken(for:forceRefresh:)``), ``XidError/Code/dpopKeyUnavailable``, and transport
+  ///   errors.
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try request.url.requireSecure(for: "authorized request URL")
+    return try await sendAuthorized(request).response
+  }
+
+  /// Sends `request` as ``send(_:)`` does, and says which token authorized it: its resource, and
+  /// the `authorization_details` the provider granted with it (RFC 9396), for a resource server that
+  /// checks them.
+  ///
+  /// - Throws: as ``send(_:)``.
+  public nonisolated func sendReportingGrant(_ request: HTTPRequest) async throws -> AuthorizedResponse {
+    try request.url.requireSecure(for: "authorized request URL")
     return try await sendAuthorized(request)
+  }
+
+  /// A valid access token for `resource`, one of the configured resources (RFC 8707), issued from
+  /// the session's refresh token for that resource alone, and refreshed on its own when it expires
+  /// within the leeway (or with `forceRefresh`). Each resource's token is refreshed under the
+  /// account's lock like the session's own, and a refresh token the provider rotates meanwhile is
+  /// the session's, for all of them.
+  ///
+  /// - Throws: ``XidError/Code/invalidConfiguration`` for a resource that is not configured
+  ///   (``ClientIdentity/resources``), ``XidError/Code/invalidTarget`` when the provider issues no
+  ///   token for it (the session is kept), ``XidError/Code/signInRequired`` when the session has no
+  ///   refresh token to get one with, and the errors of ``accessToken(forceRefresh:)``.
+  public nonisolated func accessToken(for resource: URL, forceRefresh: Bool = false) async throws -> String {
+    let resource = try configuration.identity.resource(identifiedBy: resource)
+    return try Self.accessToken(of: await usableRecord(forceRefresh: forceRefresh, resource: resource), for: resource)
+  }
+
+  /// The access token of `record` for `resource` (the session's own for `nil`).
+  nonisolated static func accessToken(of record: TokenRecord, for resource: ProtectedResource?) throws -> String {
+    guard let token = record.accessToken(for: resource?.parameter)?.token else {
+      // The refresh that returned `record` got this resource's token; only a record replaced
+      // meanwhile lacks it.
+      throw XidError(
+        .storageFailure, "the session changed while a token for the resource was being issued; nothing was lost, try again")
+    }
+    return token
+  }
+}
+
+/// A response to a request ``SessionEngine/sendReportingGrant(_:)`` sent, with what authorized it.
+public struct AuthorizedResponse: Sendable {
+  /// The response.
+  public let response: HTTPResponse
+  /// The configured resource whose token the request carried (RFC 8707); `nil` for the session's own.
+  public let resource: URL?
+  /// The `authorization_details` granted with that token (RFC 9396), when the provider stated any.
+  public let authorizationDetails: [AuthorizationDetail]?
+
+  init(_ response: HTTPResponse, record: TokenRecord, resource: ProtectedResource?) {
+    self.response = response
+    self.resource = resource?.identifier
+    authorizationDetails =
+      resource.map { record.resourceTokens[$0.parameter]?.authorizationDetails } ?? record.authorizationDetails
   }
 }

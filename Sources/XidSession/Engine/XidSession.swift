@@ -27,6 +27,12 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
   /// Whether this session was made from the family's session by a token exchange
   /// (``SessionEngine/signIn(from:scopes:)``), not by the user signing in to this app.
   public let signedInFromFamily: Bool
+  /// The `authorization_details` the provider granted with the session's access token (RFC 9396),
+  /// when it stated any: kept across refreshes that state none.
+  public let authorizationDetails: [AuthorizationDetail]?
+  /// The configured resources (RFC 8707) the session holds an access token for, by identifier, with
+  /// the `authorization_details` granted with each (`nil` when none were stated).
+  public let resourceGrants: [String: [AuthorizationDetail]?]
 
   init(record: TokenRecord, dpopBinding: DPoPBinding? = nil) throws {
     let claims: JWTClaims
@@ -43,6 +49,8 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
     self.account = record.account
     self.familyAccountID = record.familyKey
     self.signedInFromFamily = record.fromFamilyExchange
+    self.authorizationDetails = record.authorizationDetails
+    self.resourceGrants = record.resourceTokens.mapValues(\.authorizationDetails)
     self.dpopBinding =
       dpopBinding ?? record.dpopKeyThumbprint.map { DPoPBinding(keyThumbprint: $0, isHardwareBacked: false) }
   }
@@ -52,6 +60,6 @@ public struct XidSession: Sendable, Hashable, CustomStringConvertible {
     if isLocked { return "XidSession(locked, issuer: \(issuer), account: \(account))" }
     let expiry = accessTokenExpiresAt.map { "\($0)" } ?? "unknown"
     return
-      "XidSession(subject: \(subject), issuer: \(issuer), scopes: \(scopes.joined(separator: " ")), accessTokenExpiresAt: \(expiry)\(dpopBinding.map { ", dpop: \($0)" } ?? ""))"
+      "XidSession(subject: \(subject), issuer: \(issuer), scopes: \(scopes.joined(separator: " ")), accessTokenExpiresAt: \(expiry)\(dpopBinding.map { ", dpop: \($0)" } ?? "")\(authorizationDetails.map { ", authorizationDetails: \(AuthorizationDetail.types(of: $0).joined(separator: " "))" } ?? ""))"
   }
 }

@@ -6,7 +6,7 @@ extension TestProvider {
   /// with a code or an error.
   func serveAuthorization(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
     var parameters = try FormParameters.of(request)
-    try parameters.requireNoRepeats()
+    try parameters.requireNoRepeats(except: ["resource"])
     let pushed = parameters["request_uri"] != nil
     if let requestURI = parameters["request_uri"] {
       parameters = try pushedParameters(requestURI, clientId: parameters["client_id"], now: now)
@@ -17,7 +17,8 @@ extension TestProvider {
       if configuration.pushedAuthorization == .required && !pushed {
         throw OAuthFailure.invalidRequest("this provider requires pushed authorization requests (RFC 9126)")
       }
-      let authorization = try AuthorizationRequest(parameters, client: client, redirectUri: redirectUri)
+      let authorization = try AuthorizationRequest(
+        parameters, client: client, redirectUri: redirectUri, configuration: configuration)
       let code = try decide(authorization, now: now)
       return authorizationRedirect(to: redirectUri, [("code", code)], state: state)
     } catch let failure as OAuthFailure {
@@ -63,7 +64,8 @@ extension TestProvider {
     let code = try Randomness.token()
     store.codes[code] = AuthorizationCodeRecord(
       authorization: Authorization(
-        clientId: request.client.id, scopes: request.scopes, user: user, session: session, nonce: request.nonce),
+        clientId: request.client.id, scopes: request.scopes, user: user, session: session, nonce: request.nonce,
+        authorizationDetails: request.authorizationDetails, resources: request.resources),
       redirectUri: request.redirectUri, codeChallenge: request.codeChallenge,
       expiresAt: now + configuration.authorizationCodeLifetime, dpopJKT: request.dpopJKT)
     return code

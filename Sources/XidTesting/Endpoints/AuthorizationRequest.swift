@@ -17,6 +17,10 @@ struct AuthorizationRequest {
   let acrValues: [String]
   /// Whether the `claims` parameter asks for `acr` as an essential claim.
   let acrIsEssential: Bool
+  /// `authorization_details` (RFC 9396): what the user is asked to authorize, granted as asked.
+  let authorizationDetails: [JSONValue]
+  /// `resource` (RFC 8707), each value once: the resources the grant's tokens may be for.
+  let resources: [String]
 
   /// The client and redirect URI of a request. Failures here must not be redirected: the redirect
   /// URI is not trusted yet (RFC 6749 §4.1.2.1).
@@ -40,7 +44,10 @@ struct AuthorizationRequest {
 
   /// Validates the rest of the request of an identified client. Failures here are redirected to the
   /// client with `error`.
-  init(_ parameters: FormParameters, client: TestClient, redirectUri: String) throws {
+  init(
+    _ parameters: FormParameters, client: TestClient, redirectUri: String,
+    configuration: TestProvider.Configuration
+  ) throws {
     guard let responseType = parameters["response_type"] else {
       throw OAuthFailure.invalidRequest("the response_type parameter is missing")
     }
@@ -84,6 +91,40 @@ struct AuthorizationRequest {
     let acr = try Self.requestedACR(parameters["claims"])
     self.acrValues = acr?.values ?? (parameters["acr_values"] ?? "").split(separator: " ").map(String.init)
     self.acrIsEssential = acr?.essential ?? false
+    self.authorizationDetails = try Self.authorizationDetails(
+      parameters["authorization_details"], types: configuration.authorizationDetailTypes)
+    self.resources = try Self.resources(parameters.values("resource"), known: configuration.resources)
+  }
+
+  /// The elements of an `authorization_details` parameter, each of a type the provider knows
+  /// (RFC 9396 §5: `invalid_authorization_details` otherwise).
+  static func authorizationDetails(_ text: String?, types: [String]) throws -> [JSONValue] {
+    guard let text else { return [] }
+    guard let items = try? JSONValue(parsing: text).arrayValue else {
+      throw OAuthFailure("invalid_authorization_details", "authorization_details is not a JSON array")
+    }
+    for item in items {
+      guard let type = item.objectValue?["type"]?.stringValue else {
+        throw OAuthFailure("invalid_authorization_details", "an authorization detail has no string type")
+      }
+      guard types.contains(type) else {
+        throw OAuthFailure("invalid_authorization_details", "the authorization detail type is unknown here")
+      }
+    }
+    return items
+  }
+
+  /// The `resource` values of a request, each an absolute URI without fragment the provider knows
+  /// (RFC 8707 §2: `invalid_target` otherwise).
+  static func resources(_ values: [String], known: [String]) throws -> [String] {
+    var seen = Set<String>()
+    for value in values {
+      guard let url = URL(string: value), url.scheme != nil, url.fragment == nil else {
+        throw OAuthFailure("invalid_target", "a resource is not an absolute URI without a fragment")
+      }
+      guard known.contains(value) else { throw OAuthFailure("invalid_target", "the resource is unknown here") }
+    }
+    return values.filter { seen.insert($0).inserted }
   }
 
   /// The `acr` member of the `claims` parameter's `id_token` object, if any.

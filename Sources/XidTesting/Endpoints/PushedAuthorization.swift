@@ -6,7 +6,7 @@ extension TestProvider {
   /// the authorization endpoint would and returns a single-use `request_uri` for it.
   func servePushedAuthorization(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
     let parameters = try FormParameters.form(of: request)
-    try parameters.requireNoRepeats()
+    try parameters.requireNoRepeats(except: ["resource"])
     let client = try authenticateClient(request, parameters)
     guard parameters["request_uri"] == nil else {
       throw OAuthFailure.invalidRequest("a pushed authorization request cannot itself contain request_uri")
@@ -26,7 +26,7 @@ extension TestProvider {
       parameters.pairs.filter { $0.0 != "client_id" && $0.0 != "client_secret" } + [("client_id", client.id)]
         + binding)
     let (_, redirectUri) = try AuthorizationRequest.identify(stored, in: configuration)
-    _ = try AuthorizationRequest(stored, client: client, redirectUri: redirectUri)
+    _ = try AuthorizationRequest(stored, client: client, redirectUri: redirectUri, configuration: configuration)
     let requestURI = "urn:ietf:params:oauth:request_uri:" + (try Randomness.token())
     store.pushedRequests[requestURI] = PushedRequest(
       clientId: client.id, parameters: stored, expiresAt: now + configuration.pushedRequestLifetime)

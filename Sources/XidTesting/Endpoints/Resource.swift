@@ -3,7 +3,8 @@ import XidCore
 
 extension TestProvider {
   /// The protected resource: JSON about the token's grant for a valid access token (a Bearer
-  /// token, or a DPoP-bound one with its proof), and `401` with `WWW-Authenticate: Bearer
+  /// token, or a DPoP-bound one with its proof): `sub`, `client_id`, `scope`, `token_type`, `cnf`,
+  /// the token's audiences (`aud`, for a resource's token) and its authorization detail types; and `401` with `WWW-Authenticate: Bearer
   /// error="invalid_token"` for an unknown, expired or revoked one.
   func serveResource(_ request: HTTPRequest, now: Date) throws -> HTTPResponse {
     let (record, grant) = try authorizeResourceRequest(request, endpoint: .resource, now: now)
@@ -15,6 +16,10 @@ extension TestProvider {
       "message": "hello from the protected resource",
     ]
     if let jkt = record.jkt { body["cnf"] = ["jkt": .string(jkt)] }
+    if !record.audiences.isEmpty { body["aud"] = .array(record.audiences.map { .string($0) }) }
+    if !record.authorizationDetailTypes.isEmpty {
+      body["authorization_details_types"] = .array(record.authorizationDetailTypes.map { .string($0) })
+    }
     return .json(.object(body))
   }
 

@@ -41,6 +41,10 @@ extension TestProvider {
         throw OAuthFailure("invalid_scope", "the requested scope exceeds the scope originally granted")
       }
     }
+    let resource = parameters["resource"]
+    if let resource, !grant.authorization.resources.contains(resource) {
+      throw OAuthFailure("invalid_target", "the resource was not part of the authorization (RFC 8707 §2.2)")
+    }
     if configuration.rotatesRefreshTokens {
       record.rotated = true
       store.refreshTokens[token] = record
@@ -49,6 +53,6 @@ extension TestProvider {
       for: grant.authorization, scopes: scopes, refreshing: true, presented: parameters["device_secret"], now: now)
     return try issueTokens(
       grantID: grant.id, scopes: scopes, now: now, refreshing: true, jkt: jkt, refreshTokenJKT: record.jkt,
-      deviceSecret: deviceSecret)
+      deviceSecret: deviceSecret, resource: resource)
   }
 }

@@ -49,9 +49,14 @@ extension TestProvider {
   ///   - refreshTokenJKT: the key the new refresh token is bound to, if any.
   ///   - deviceSecret: the device secret the ID token is bound to (`ds_hash`), if any.
   ///   - exchangedFrom: for a Native SSO exchange, the client of the family's ID token.
+  ///   - resource: the resource the access token is for alone (RFC 8707), its one audience.
+  ///
+  /// The grant's `authorization_details` (RFC 9396) come back as they were asked for, with
+  /// ``Misbehavior/unrequestedAuthorizationDetails`` one more of a type nobody asked for.
   func issueTokens(
     grantID: Int, scopes: [String], now: Date, code: String? = nil, refreshing: Bool = false, jkt: String? = nil,
-    refreshTokenJKT: String? = nil, deviceSecret: IssuedDeviceSecret? = nil, exchangedFrom: String? = nil
+    refreshTokenJKT: String? = nil, deviceSecret: IssuedDeviceSecret? = nil, exchangedFrom: String? = nil,
+    resource: String? = nil
   ) throws -> JSONValue {
     guard let grant = store.grants[grantID] else { throw OAuthFailure.invalidGrant("the grant is unknown") }
     let unbound = jkt != nil && misbehaviors.use(.bearerTokenForDPoPRequest)
@@ -59,13 +64,21 @@ extension TestProvider {
     let refreshTokenJKT = unbound ? nil : refreshTokenJKT
     let accessToken = try Randomness.token()
     store.accessTokens[accessToken] = AccessTokenRecord(
-      grantID: grantID, scopes: scopes, expiresAt: now + configuration.accessTokenLifetime, jkt: jkt)
+      grantID: grantID, scopes: scopes, expiresAt: now + configuration.accessTokenLifetime, jkt: jkt,
+      audiences: resource.map { [$0] } ?? [], authorizationDetailTypes: grant.authorization.authorizationDetails.compactMap {
+        $0["type"]?.stringValue
+      })
     var body: [String: JSONValue] = [
       "access_token": .string(accessToken),
       "token_type": jkt == nil ? "Bearer" : "DPoP",
       "expires_in": .int(configuration.accessTokenLifetime.components.seconds),
       "scope": .string(scopes.joined(separator: " ")),
     ]
+    var details = grant.authorization.authorizationDetails
+    if misbehaviors.use(.unrequestedAuthorizationDetails) {
+      details.append(["type": .string(Misbehavior.foreignAuthorizationDetailType), "actions": ["read"]])
+    }
+    if !details.isEmpty { body["authorization_details"] = .array(details) }
     if configuration.issuesRefreshTokens && (!refreshing || configuration.rotatesRefreshTokens) {
       let refreshToken = try Randomness.token()
       store.refreshTokens[refreshToken] = RefreshTokenRecord(

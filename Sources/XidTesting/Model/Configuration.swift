@@ -79,6 +79,14 @@ extension TestProvider {
     /// Whether the protected resource's metadata says it accepts only DPoP-bound access tokens
     /// (`dpop_bound_access_tokens_required`). The resource itself accepts both kinds either way.
     public var resourceRequiresDPoP = false
+    /// The `authorization_details` types the provider accepts (RFC 9396, its
+    /// `authorization_details_types_supported`): a request with another type fails with
+    /// `invalid_authorization_details`. Granted details are returned as asked for.
+    public var authorizationDetailTypes: [String] = ["payment_initiation", "account_information"]
+    /// The resources the provider issues tokens for (RFC 8707): a `resource` that is not one of them
+    /// fails with `invalid_target`. An access token issued for one (a refresh with `resource`) has
+    /// it as its only audience, which ``Endpoint/resource`` reports.
+    public var resources: [String] = []
 
     /// The default configuration: the ``TestClient/example`` client, ES256, short lifetimes, PAR
     /// supported, rotating refresh tokens.

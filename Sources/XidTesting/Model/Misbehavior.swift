@@ -91,6 +91,9 @@ extension TestProvider {
     /// The ID token of a sign-in (an authorization code's) has the `sub` ``foreignSubject``, as if
     /// another user had signed in at the provider. Only code exchanges use this mode up.
     case otherSubjectOnSignIn
+    /// The next token response grants, beside what was asked for, an authorization detail of the
+    /// type ``foreignAuthorizationDetailType`` (RFC 9396), which no request names.
+    case unrequestedAuthorizationDetails
     /// The protected resource's metadata (RFC 9728) states the `resource` ``foreignResource``, not
     /// the identifier it is served for.
     case otherResourceInMetadata
@@ -118,6 +121,9 @@ extension TestProvider {
     public static let foreignAudience = "another-client"
     /// The resource ``otherResourceInMetadata`` names: `https://attacker.xid.test/resource`.
     public static let foreignResource = "https://attacker.xid.test/resource"
+    /// The authorization detail type ``unrequestedAuthorizationDetails`` grants:
+    /// `urn:xid:test:details:unasked`.
+    public static let foreignAuthorizationDetailType = "urn:xid:test:details:unasked"
     /// The authentication context class ``unrequestedACR`` names: `urn:xid:test:acr:none`.
     public static let foreignACR = "urn:xid:test:acr:none"
   }

@@ -16,6 +16,10 @@ struct Authorization {
   let user: TestUser
   let session: UserSession
   let nonce: String?
+  /// The `authorization_details` granted (RFC 9396), as the request asked for them.
+  var authorizationDetails: [JSONValue] = []
+  /// The resources the grant's tokens may be for (RFC 8707).
+  var resources: [String] = []
 
   var includesOpenID: Bool { scopes.contains("openid") }
 }
@@ -47,8 +51,11 @@ struct AccessTokenRecord {
   var revoked = false
   /// The thumbprint of the DPoP key the token is bound to (`cnf.jkt`), or `nil` for a Bearer token.
   var jkt: String? = nil
-  /// The `audience` and `resource` values of the token exchange that issued it, if one did.
+  /// The `audience` and `resource` values of the token exchange that issued it, or the resource of
+  /// the refresh that did (RFC 8707).
   var audiences: [String] = []
+  /// The types of the `authorization_details` granted with it (RFC 9396).
+  var authorizationDetailTypes: [String] = []
 }
 
 /// A refresh token; a rotated one may never be used again.

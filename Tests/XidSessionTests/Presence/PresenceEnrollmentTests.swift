@@ -171,7 +171,7 @@ struct PresenceEnrollmentTests {
     for _ in 0..<2 { _ = try await harness.xid.getAccessToken(forceRefresh: true) }
     #expect(try harness.storedRecord()?["sealed_biometry"]?.stringValue == state)
     #expect(harness.keyStore.counts.created == 1)
-    #expect(try harness.storedRecord()?["format"] == .int(1))
+    #expect(try harness.storedRecord()?["format"] == .int(2))
   }
 
   @Test func theFallbackRequirementSurvivesAnEnrollmentChange() async throws {

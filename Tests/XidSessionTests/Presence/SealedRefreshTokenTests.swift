@@ -26,7 +26,7 @@ struct SealedRefreshTokenTests {
     #expect(record["refresh_token"] == nil)
     let sealed = try #require(record["sealed_refresh_token"]?.stringValue)
     #expect(sealed.hasPrefix("1."))
-    #expect(record["format"] == .int(1), "the same record format, one more optional member")
+    #expect(record["format"] == .int(2), "the same record format, one more optional member")
     for secret in try await issuedRefreshTokens(harness) where secret.count >= 8 {
       #expect(!sealed.contains(secret) && !sealed.contains(Base64URL.encode(Array(secret.utf8))))
     }

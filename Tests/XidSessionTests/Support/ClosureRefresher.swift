@@ -1,3 +1,4 @@
+import XidProtocol
 @testable import XidSession
 
 /// A ``TokenRefreshing`` made of closures, for tests that script what the provider answers to a
@@ -14,6 +15,8 @@ struct ClosureRefresher: TokenRefreshing {
     self.revoking = revoking
   }
 
-  func refresh(_ record: TokenRecord) async throws -> RefreshedTokens { try await refreshing(record) }
+  func refresh(_ record: TokenRecord, for resource: ProtectedResource?) async throws -> RefreshedTokens {
+    try await refreshing(record)
+  }
   func revokeDropped(_ refreshToken: String) async { await revoking(refreshToken) }
 }

@@ -107,6 +107,10 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
     if !acrValues.isEmpty { parameters.append(("acr_values", acrValues.joined(separator: " "))) }
     let requiredACRValues = options.stepUp.flatMap { $0.acrValues.isEmpty ? nil : $0.acrValues }
     if let requiredACRValues { parameters.append(("claims", Self.essentialACRClaims(requiredACRValues))) }
+    if !options.authorizationDetails.isEmpty {
+      parameters.append(("authorization_details", AuthorizationDetail.parameter(options.authorizationDetails)))
+    }
+    for resource in configuration.identity.resources { parameters.append(("resource", resource.parameter)) }
     if let dpopKeyThumbprint { parameters.append(("dpop_jkt", dpopKeyThumbprint)) }
     for name in options.additionalParameters.keys.sorted() {
       parameters.append((name, options.additionalParameters[name]!))
@@ -115,7 +119,9 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
       state: state, nonce: nonce, codeVerifier: pkce.verifier, redirectUri: redirectUri, maxAge: maxAge,
       issuer: configuration.identity.issuerIdentifier, clientId: configuration.identity.clientId, scopes: scopes,
       createdAt: now, dpopKeyThumbprint: dpopKeyThumbprint, requiredACRValues: requiredACRValues,
-      requiredSubject: options.stepUp == nil ? nil : options.stepUpSubject)
+      requiredSubject: options.stepUp == nil ? nil : options.stepUpSubject,
+      authorizationDetailTypes: options.authorizationDetails.isEmpty
+        ? nil : AuthorizationDetail.types(of: options.authorizationDetails))
     return (parameters, pending)
   }
 
@@ -124,6 +130,28 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
   static func essentialACRClaims(_ values: [String]) -> String {
     let acr: JSONValue = .object(["essential": .bool(true), "values": .array(values.map { .string($0) })])
     return JSONValue.object(["id_token": .object(["acr": acr])]).serialized(sortedKeys: true)
+  }
+
+  /// How long an `authorization_details` parameter may be before its request is pushed whenever the
+  /// provider offers it, even when the app asked for a request in the URL: browsers and servers
+  /// refuse URLs of a few kilobytes.
+  static let longAuthorizationDetails = 1024
+
+  /// Whether the request for `options` should be pushed: always when the provider requires it;
+  /// otherwise, when the provider offers it, when asked (`options`, else the configuration) or when
+  /// the request has authorization details, unless the app asked for a request in the URL and they
+  /// are shorter than ``longAuthorizationDetails``.
+  ///
+  /// - Throws: ``XidError/Code/unsupportedByProvider`` when the provider requires pushed requests
+  ///   but advertises no endpoint for them.
+  static func shouldPush(metadata: ProviderMetadata, options: SignInOptions, configuration: XidConfiguration) throws
+    -> Bool
+  {
+    let requested = options.usePushedAuthorization ?? configuration.policy.prefersPushedAuthorization
+    guard !options.authorizationDetails.isEmpty, !requested, metadata.pushedAuthorizationRequestEndpoint != nil
+    else { return try shouldPush(metadata: metadata, requested: requested) }
+    return options.usePushedAuthorization != false
+      || AuthorizationDetail.parameter(options.authorizationDetails).utf8.count > longAuthorizationDetails
   }
 
   /// Whether a request should be pushed: always when the provider requires it, otherwise when asked

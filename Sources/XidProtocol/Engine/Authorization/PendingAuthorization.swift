@@ -35,12 +35,15 @@ public struct PendingAuthorization: Sendable, Hashable, Codable, CustomStringCon
   public let requiredACRValues: [String]?
   /// For a step-up, the `sub` the ID token must have (the session's); `nil` otherwise.
   public let requiredSubject: String?
+  /// The types of the `authorization_details` the request asked for (RFC 9396), each once; `nil`
+  /// when it asked for none. Granted details of another type are refused.
+  public let authorizationDetailTypes: [String]?
 
   /// Creates a pending authorization (the client makes these; tests and storage migrations may too).
   public init(
     state: String, nonce: String, codeVerifier: String, redirectUri: URL, maxAge: Duration?, issuer: String,
     clientId: String, scopes: [String], createdAt: Date, dpopKeyThumbprint: String? = nil,
-    requiredACRValues: [String]? = nil, requiredSubject: String? = nil
+    requiredACRValues: [String]? = nil, requiredSubject: String? = nil, authorizationDetailTypes: [String]? = nil
   ) {
     self.state = state
     self.nonce = nonce
@@ -54,6 +57,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable, CustomStringCon
     self.dpopKeyThumbprint = dpopKeyThumbprint
     self.requiredACRValues = requiredACRValues
     self.requiredSubject = requiredSubject
+    self.authorizationDetailTypes = authorizationDetailTypes
   }
 
   /// The pending authorization whose `state` equals `state`, among `pending`.

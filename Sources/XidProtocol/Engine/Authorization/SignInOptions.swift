@@ -45,6 +45,12 @@ public struct SignInOptions: Sendable {
   /// is sent when the resource does not accept this configuration's tokens
   /// (``ProtectedResourceMetadata/check(for:)``).
   public var resourceMetadata: ProtectedResourceMetadata?
+  /// `authorization_details` (RFC 9396): what exactly the sign-in asks the user to authorize, such as
+  /// one payment. Sent in the authorization request, pushed (RFC 9126) whenever the provider offers
+  /// it unless ``usePushedAuthorization`` is `false` and they are short. The granted details come
+  /// back with the tokens and stay with the session (``XidSession/authorizationDetails``); details
+  /// of a type not asked for are refused.
+  public var authorizationDetails: [AuthorizationDetail] = []
   /// The `sub` the ID token of a step-up must have: the session's, set by the session when it starts
   /// the step-up.
   package var stepUpSubject: String?
@@ -73,7 +79,7 @@ public struct SignInOptions: Sendable {
     "response_type", "client_id", "redirect_uri", "scope", "state", "nonce", "code_challenge",
     "code_challenge_method", "request", "request_uri", "response_mode", "client_secret", "code_verifier",
     "client_assertion", "client_assertion_type", "prompt", "login_hint", "max_age", "ui_locales", "acr_values",
-    "dpop_jkt",
+    "dpop_jkt", "authorization_details", "resource",
   ]
 }
 

@@ -190,8 +190,7 @@ public actor OpenIDClient {
     let (parameters, pending) = try AuthorizationRequest.parameters(
       configuration: configuration, metadata: metadata, options: options, now: clock.now,
       dpopKeyThumbprint: dpopKey?.thumbprint)
-    let push = try AuthorizationRequest.shouldPush(
-      metadata: metadata, requested: options.usePushedAuthorization ?? configuration.policy.prefersPushedAuthorization)
+    let push = try AuthorizationRequest.shouldPush(metadata: metadata, options: options, configuration: configuration)
     let url =
       push
       ? try await PushedAuthorization.push(
@@ -203,9 +202,7 @@ public actor OpenIDClient {
   /// Whether ``makeAuthorizationRequest(_:dpopKey:)`` pushes the request for `options` (and so signs a
   /// DPoP proof).
   package func willPush(_ options: SignInOptions) async throws -> Bool {
-    try AuthorizationRequest.shouldPush(
-      metadata: await metadata(),
-      requested: options.usePushedAuthorization ?? configuration.policy.prefersPushedAuthorization)
+    try AuthorizationRequest.shouldPush(metadata: await metadata(), options: options, configuration: configuration)
   }
 
   /// Checks a redirect against the pending requests (see ``AuthorizationResponse``) without
@@ -268,18 +265,27 @@ public actor OpenIDClient {
     }
     let validated: IDToken
     do {
+      if let granted = tokens.authorizationDetails {
+        let unrequested = AuthorizationDetail.unrequestedTypes(in: granted, asked: pending.authorizationDetailTypes ?? [])
+        if !unrequested.isEmpty {
+          throw XidError(
+            .invalidTokenResponse,
+            "the provider granted authorization_details of type \(unrequested.map { "\"\(SafeText.short($0, limit: 64))\"" }.joined(separator: ", ")), which the sign-in did not ask for (RFC 9396 §7)"
+          )
+        }
+      }
       validated = try await validateIDToken(
         idToken, purpose: .authentication(nonce: pending.nonce, maxAge: pending.maxAge),
         accessToken: tokens.accessToken, authorizationCode: response.code)
       if let refusal = pending.stepUpRefusal(of: validated) { throw XidError(.invalidIDToken, refusal) }
-    } catch let error as XidError where pending.isStepUp {
-      // A refused step-up leaves the session as it was, and no live tokens beside it.
+    } catch let error as XidError where pending.isStepUp || error.code == .invalidTokenResponse {
+      // A refused sign-in or step-up leaves the session as it was, and no live tokens beside it.
       let outcome = await TokenBinding.revoke(
         accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, dpop: dpop, configuration: configuration,
         metadata: metadata, http: http)
+      let tokensName = pending.isStepUp ? "the step-up's tokens" : "the sign-in's tokens"
       throw XidError(
-        error.code,
-        error.reason + "; the session is as it was, and " + outcome.clause(about: "the step-up's tokens"),
+        error.code, error.reason + "; the session is as it was, and " + outcome.clause(about: tokensName),
         httpStatus: error.httpStatus, oauthError: error.oauthError)
     }
     return AuthenticationResult(tokens: tokens, idToken: validated, pending: pending)
@@ -318,20 +324,32 @@ public actor OpenIDClient {
   /// `deviceSecret` is the app family's, sent by the family's own app (Native SSO draft 07 §3.3).
   ///
   /// - Throws: as ``refresh(refreshToken:originalIDToken:scopes:dpopKey:)``, but no ID token errors.
+  ///
+  /// With `resource`, the access token is for that resource alone (RFC 8707 §2.2); the provider's
+  /// `invalid_target` is ``XidError/Code/invalidTarget``.
   package func refreshTokens(
-    refreshToken: String, scopes: [String]? = nil, deviceSecret: String? = nil, dpopKey: (any DPoPKey)? = nil
+    refreshToken: String, scopes: [String]? = nil, deviceSecret: String? = nil, dpopKey: (any DPoPKey)? = nil,
+    resource: String? = nil
   ) async throws -> TokenResponse {
-    let grant = TokenEndpoint.refreshGrant(refreshToken: refreshToken, scopes: scopes, deviceSecret: deviceSecret)
+    let grant = TokenEndpoint.refreshGrant(
+      refreshToken: refreshToken, scopes: scopes, deviceSecret: deviceSecret, resource: resource)
     for (name, value) in grant where name == "scope" {
       try configuration.checkRequestScope(
         value, of: "the refresh request",
         from: "the scopes: passed to refresh(refreshToken:originalIDToken:scopes:dpopKey:)")
     }
     let metadata = try await metadata()
-    return try await TokenEndpoint.request(
-      grant, configuration: configuration,
-      metadata: metadata, http: http, clock: clock, secrets: [refreshToken] + (deviceSecret.map { [$0] } ?? []),
-      dpop: signer(dpopKey, metadata: metadata, required: true))
+    do {
+      return try await TokenEndpoint.request(
+        grant, configuration: configuration,
+        metadata: metadata, http: http, clock: clock, secrets: [refreshToken] + (deviceSecret.map { [$0] } ?? []),
+        dpop: signer(dpopKey, metadata: metadata, required: true))
+    } catch let error as XidError where error.oauthError == "invalid_target" {
+      throw XidError(
+        .invalidTarget,
+        error.reason + "; the provider issues no token for \(resource.map { "resource \"\(SafeText.short($0, limit: 96))\"" } ?? "the session's resources"): check XidConfiguration.identity.resources",
+        httpStatus: error.httpStatus, oauthError: error.oauthError)
+    }
   }
 
   // MARK: - Token exchange

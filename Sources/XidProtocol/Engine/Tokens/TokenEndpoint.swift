@@ -16,9 +16,13 @@ enum TokenEndpoint {
 
   /// The grant parameters of a refresh (RFC 6749 §6), with the app family's `device_secret` for
   /// the family's own app (Native SSO draft 07 §3.3), so that the provider keeps or rotates it.
-  static func refreshGrant(refreshToken: String, scopes: [String]?, deviceSecret: String? = nil) -> [(String, String)] {
+  /// With `resource` (RFC 8707 §2.2), the access token is for that resource alone.
+  static func refreshGrant(
+    refreshToken: String, scopes: [String]?, deviceSecret: String? = nil, resource: String? = nil
+  ) -> [(String, String)] {
     var parameters = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
     if let scopes, !scopes.isEmpty { parameters.append(("scope", scopes.joined(separator: " "))) }
+    if let resource { parameters.append(("resource", resource)) }
     if let deviceSecret, !deviceSecret.isEmpty { parameters.append(("device_secret", deviceSecret)) }
     return parameters
   }

@@ -26,6 +26,9 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
   /// answer, as a pair: ``IDToken/checkDeviceSecret(_:rule:)`` checks that the two belong together.
   /// Secret: never in a `description` or mirror.
   public let deviceSecret: String?
+  /// `authorization_details`: what the provider granted (RFC 9396 §7), when it said; `nil` when the
+  /// response has none. Shows only the types in a `description`.
+  public let authorizationDetails: [AuthorizationDetail]?
   /// When the response arrived.
   public let receivedAt: Date
   /// Every member of the response, known or not.
@@ -63,6 +66,10 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
     self.idToken = try string("id_token")
     self.scope = try string("scope").map { $0.split(separator: " ").map(String.init) }
     self.deviceSecret = try string("device_secret")
+    self.authorizationDetails = try raw["authorization_details"].flatMap { value in
+      value == .null
+        ? nil : try AuthorizationDetail.array(value, of: "token response's authorization_details", code: .invalidTokenResponse)
+    }
     self.receivedAt = receivedAt
     self.raw = raw
   }
@@ -102,7 +109,7 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
   /// scope: …)`;
   /// never a token.
   public var description: String {
-    "TokenResponse(tokenType: \(tokenType), expiresIn: \(expiresIn.map { String($0.components.seconds) } ?? "unknown"), refreshToken: \(refreshToken == nil ? "no" : "yes"), idToken: \(idToken == nil ? "no" : "yes"), deviceSecret: \(deviceSecret == nil ? "no" : "yes"), scope: \(scope?.joined(separator: " ") ?? "as requested"))"
+    "TokenResponse(tokenType: \(tokenType), expiresIn: \(expiresIn.map { String($0.components.seconds) } ?? "unknown"), refreshToken: \(refreshToken == nil ? "no" : "yes"), idToken: \(idToken == nil ? "no" : "yes"), deviceSecret: \(deviceSecret == nil ? "no" : "yes"), scope: \(scope?.joined(separator: " ") ?? "as requested"), authorizationDetails: \(authorizationDetails.map { AuthorizationDetail.types(of: $0).joined(separator: " ") } ?? "none"))"
   }
 
   /// The fields that are not secret, so that `dump` does not show the tokens.
@@ -112,6 +119,7 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
       children: [
         "tokenType": tokenType, "expiresIn": expiresIn as Any, "hasRefreshToken": refreshToken != nil,
         "hasIDToken": idToken != nil, "hasDeviceSecret": deviceSecret != nil, "scope": scope as Any,
+        "authorizationDetailTypes": authorizationDetails.map(AuthorizationDetail.types(of:)) as Any,
         "receivedAt": receivedAt,
       ])
   }
