@@ -63,9 +63,10 @@ package enum XidCommandLine {
       return try await LoginCommand(options: options, profile: profile, verbose: verbose, context: context).run()
     case .status:
       return try await StatusCommand.run(profile: profile, context: context)
-    case .token(let forceRefresh, let dpopProof):
+    case .token(let forceRefresh, let dpopProof, let resource):
       return try await TokenCommand.run(
-        forceRefresh: forceRefresh, dpopProof: dpopProof, profile: profile, verbose: verbose, context: context)
+        forceRefresh: forceRefresh, dpopProof: dpopProof, resource: resource, profile: profile, verbose: verbose,
+        context: context)
     case .whoami(let json):
       return try await WhoamiCommand.run(json: json, profile: profile, verbose: verbose, context: context)
     case .request(let options):

@@ -97,6 +97,41 @@ struct ArgumentParserTests {
     #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
   }
 
+  @Test func loginTokenAndRequestTakeWhatACallNeeds() throws {
+    let login = try ArgumentParser.parse([
+      "login", "--authorization-details", "@payment.json", "--resource", "https://api.example.com/",
+      "--resource", "urn:example:ledger",
+    ])
+    var options = LoginOptions()
+    options.authorizationDetails = "@payment.json"
+    options.resources = [URL(string: "https://api.example.com/")!, URL(string: "urn:example:ledger")!]
+    #expect(login == Invocation(.login(options)))
+
+    let token = try ArgumentParser.parse(["token", "--resource", "https://api.example.com/"])
+    #expect(token == Invocation(.token(forceRefresh: false, resource: URL(string: "https://api.example.com/")!)))
+
+    let request = try ArgumentParser.parse([
+      "request", "https://api.example.com/me", "--resource", "https://api.example.com/",
+    ])
+    guard case .request(let sent) = request.command else {
+      Issue.record("not a request: \(request)")
+      return
+    }
+    #expect(sent.resource == URL(string: "https://api.example.com/")!)
+  }
+
+  @Test(arguments: [
+    (["token", "--resource", "api"], "--resource needs an absolute URI without a fragment"),
+    (["request", "https://api.example.com/", "--resource", "https://api.example.com/#x"], "without a fragment"),
+    (["login", "--resource", "/relative"], "--resource needs an absolute URI"),
+    (["login", "--device", "--authorization-details", "[]"], "drop --device"),
+    (["login", "--authorization-details="], "--authorization-details is empty"),
+  ])
+  func whatACallNeedsRefusesWhatCannotCarryIt(arguments: [String], message: String) {
+    let error = usageError(arguments)
+    #expect(error?.message.contains(message) == true, "\(error?.message ?? "no error")")
+  }
+
   @Test func theStepUpCommandQuotesWhatTheServerSent() {
     let profile = ProfileName("work")
     #expect(

@@ -236,6 +236,53 @@ struct BinaryTests {
     await provider.stopLoopback()
   }
 
+  /// `xid login --authorization-details @FILE --resource URL` asks for both; `xid status` shows the
+  /// granted types, `xid token --resource URL` prints the resource's own token and `xid request URL
+  /// --resource URL` sends it.
+  @Test func aLoginAsksForAuthorizationDetailsAndAResourceWhoseTokenTheOtherCommandsUse() async throws {
+    let provider = try await TestProvider.startLoopback()
+    let resourceURL = provider.url(for: .resource).absoluteString
+    await provider.updateConfiguration { $0.resources.append(resourceURL) }
+    let xid = try XidBinary()
+    defer { xid.cleanUp() }
+    let details = xid.home.appendingPathComponent("payment.json")
+    try #"[{"type":"payment_initiation","actions":["initiate"],"instructedAmount":{"currency":"EUR","amount":"9.99"}}]"#
+      .write(to: details, atomically: true, encoding: .utf8)
+    let browser = try ScriptedBrowser(in: xid.home)
+    async let signingIn = xid.run([
+      "login", "--issuer", provider.issuer.absoluteString, "--client-id", "xid-example", "--browser",
+      browser.script.path, "--authorization-details", "@" + details.path, "--resource", resourceURL,
+    ])
+    try await browser.signIn()
+    let login = try await signingIn
+    #expect(login.exitCode == 0, "\(login)")
+
+    let own = try await xid.run(["token"])
+    let forResource = try await xid.run(["token", "--resource", resourceURL])
+    #expect(forResource.exitCode == 0, "\(forResource)")
+    #expect(!forResource.stdout.isEmpty && forResource.stdout != own.stdout)
+    let status = try await xid.run(["status"])
+    #expect(status.stdout.contains(/Authorized +authorization details of type payment_initiation\n/), "\(status)")
+    #expect(status.stdout.contains("Resource"), "\(status)")
+    #expect(!status.stdout.contains("9.99"), "status shows the types only")
+
+    let request = try await xid.run(["request", resourceURL, "--resource", resourceURL])
+    #expect(request.exitCode == 0, "\(request)")
+    #expect(request.stdout.contains(#""aud":["\#(resourceURL)"]"#), "\(request)")
+    // The profile remembers the resource of the login: its URLs carry its token without the flag.
+    let plain = try await xid.run(["request", resourceURL])
+    #expect(plain.stdout.contains(#""aud":["\#(resourceURL)"]"#), "\(plain)")
+    // A resource the provider does not know: a typed refusal, the session kept.
+    let unknown = try await xid.run(["token", "--resource", "https://unknown.xid.test/"])
+    #expect(unknown.exitCode == 1, "\(unknown)")
+    #expect(unknown.stderr.contains("invalid_target"), "\(unknown)")
+    #expect(try await xid.run(["token"]).exitCode == 0)
+    for secret in xid.storedTokens() + (await provider.issuedSecrets) where secret.count >= 8 {
+      for run in [login, status, request, unknown] { #expect(!(run.stdout + run.stderr).contains(secret)) }
+    }
+    await provider.stopLoopback()
+  }
+
   @Test func theDeviceGrantShowsACodeAndSignsIn() async throws {
     var configuration = TestProvider.Configuration()
     configuration.devicePollingInterval = .seconds(1)

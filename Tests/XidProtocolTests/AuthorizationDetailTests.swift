@@ -50,7 +50,8 @@ struct AuthorizationDetailTests {
   }
 
   @Test func aHostileAnswerIsBounded() {
-    let many = "[" + Array(repeating: #"{"type":"t"}"#, count: AuthorizationDetail.maximumCount + 1).joined(separator: ",") + "]"
+    let many =
+      "[" + Array(repeating: #"{"type":"t"}"#, count: AuthorizationDetail.maximumCount + 1).joined(separator: ",") + "]"
     expectXidError(.invalidConfiguration) { try AuthorizationDetail.array(parsing: many) }
   }
 

@@ -17,18 +17,19 @@ struct ProtectedResourceTests {
   static let payments = ProtectedResource(
     URL(string: "urn:example:payments")!, urlPrefixes: [URL(string: "https://api.example.com/v1/payments/")!])
 
-  @Test(arguments: [
-    ("https://api.example.com/v1", "https://api.example.com/v1"),
-    ("https://api.example.com/v1/accounts?x=1", "https://api.example.com/v1"),
-    ("https://API.example.com:443/v1/x", "https://api.example.com/v1"),
-    ("https://api.example.com/v1/payments/42", "urn:example:payments"),
-    ("https://api.example.com/v1/payments", "https://api.example.com/v1"),
-    ("https://api.example.com/v10", nil),
-    ("https://api.example.com/v", nil),
-    ("http://api.example.com/v1", nil),
-    ("https://api.example.com:8443/v1", nil),
-    ("https://other.example.com/v1", nil),
-  ] as [(String, String?)])
+  @Test(
+    arguments: [
+      ("https://api.example.com/v1", "https://api.example.com/v1"),
+      ("https://api.example.com/v1/accounts?x=1", "https://api.example.com/v1"),
+      ("https://API.example.com:443/v1/x", "https://api.example.com/v1"),
+      ("https://api.example.com/v1/payments/42", "urn:example:payments"),
+      ("https://api.example.com/v1/payments", "https://api.example.com/v1"),
+      ("https://api.example.com/v10", nil),
+      ("https://api.example.com/v", nil),
+      ("http://api.example.com/v1", nil),
+      ("https://api.example.com:8443/v1", nil),
+      ("https://other.example.com/v1", nil),
+    ] as [(String, String?)])
   func aURLBelongsToTheMostSpecificResourceWhosePrefixCoversItAtASegment(url: String, expected: String?) {
     let identity = Self.identity([Self.api, Self.payments])
     #expect(identity.resource(for: URL(string: url)!)?.parameter == expected)

@@ -14,7 +14,10 @@ extension ArgumentParser {
     case "demo": return .demo(serve: raw.flag("serve"))
     case "login": return .login(try login(raw))
     case "status": return .status
-    case "token": return .token(forceRefresh: raw.flag("force-refresh"), dpopProof: try dpopProof(raw))
+    case "token":
+      return .token(
+        forceRefresh: raw.flag("force-refresh"), dpopProof: try dpopProof(raw),
+        resource: try raw.value("resource").map { try resourceURL($0, command: "token") })
     case "whoami": return .whoami(json: raw.flag("json"))
     case "request": return .request(try request(raw))
     case "logout":
@@ -61,6 +64,16 @@ extension ArgumentParser {
         throw UsageError("--max-age must be a number of seconds from 0 to 31536000", command: "login")
       }
       options.maxAge = seconds
+    }
+    if let details = raw.value("authorization-details") {
+      guard !details.isEmpty else { throw UsageError("--authorization-details is empty", command: "login") }
+      options.authorizationDetails = details
+    }
+    if let resources = raw.options["resource"] {
+      options.resources = try resources.map { try resourceURL($0, command: "login") }
+    }
+    if options.device && options.authorizationDetails != nil {
+      throw UsageError("--authorization-details goes with a browser sign-in: drop --device", command: "login")
     }
     if options.device && options.requirement != nil {
       throw UsageError(
@@ -131,9 +144,21 @@ extension ArgumentParser {
     return browser
   }
 
+  /// A `--resource` value: an absolute URI without a fragment (RFC 8707 §2).
+  static func resourceURL(_ text: String, command: String) throws -> URL {
+    guard let url = URL(string: text), url.scheme != nil, url.fragment == nil, url.host != nil || url.scheme == "urn"
+    else {
+      throw UsageError(
+        "--resource needs an absolute URI without a fragment, such as https://api.example.com/, not \"\(text.prefix(80))\"",
+        command: command)
+    }
+    return url
+  }
+
   private static func request(_ raw: RawArguments) throws -> RequestOptions {
     var options = RequestOptions(
       url: try issuerURL(raw.positionals[0], command: "request"), data: raw.value("data"), include: raw.flag("include"))
+    options.resource = try raw.value("resource").map { try resourceURL($0, command: "request") }
     if let method = raw.value("request") {
       let token = CharacterSet(
         charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")

@@ -61,6 +61,12 @@ package enum CommandCatalog {
       OptionSpec(
         "max-age", value: "SECONDS",
         "Accept only an authentication at most SECONDS old (0: sign in now); a signed-in profile steps up"),
+      OptionSpec(
+        "authorization-details", value: "@FILE.json|JSON",
+        "Ask for exactly this authorization (RFC 9396): a JSON array of objects with a \"type\""),
+      OptionSpec(
+        "resource", value: "URL", repeatable: true,
+        "Ask for tokens meant for this API alone (RFC 8707); saved in the profile, for token and request --resource"),
     ],
     discussion: """
       Opens the provider's sign-in page in the browser and receives the redirect on 127.0.0.1
@@ -80,6 +86,11 @@ package enum CommandCatalog {
       "urn:example:mfa" --max-age 300`. For a signed-in profile, --acr-values and --max-age sign the
       same user in again, and the new ID token must show one of the acr values asked for, an
       auth_time within max-age and the same sub; otherwise the session is kept as it was.
+
+      Exactly what a call needs (docs/step-up.md): --authorization-details asks for one payment, say,
+      as RFC 9396 authorization details (from a file with @FILE.json), and `xid status` shows the types
+      granted; --resource URL asks for tokens meant for that API, which `xid token --resource URL` and
+      `xid request URL --resource URL` then use.
       """)
 
   static let status = CommandSpec(
@@ -96,6 +107,9 @@ package enum CommandCatalog {
       OptionSpec(
         "dpop-proof", value: "METHOD URL",
         "For a DPoP session: print the token, then on a second line a DPoP proof for METHOD URL"),
+      OptionSpec(
+        "resource", value: "URL",
+        "Print a token meant for this resource alone (RFC 8707), issued from the session's refresh token"),
     ],
     discussion: """
       The only command that prints a token: the access token alone, on standard output. For example:
@@ -120,6 +134,8 @@ package enum CommandCatalog {
         "data", short: "d", value: "DATA",
         "Send DATA as the body (@FILE reads a file, @- standard input); form-encoded unless -H sets Content-Type"),
       OptionSpec("include", short: "i", "Print the status line and headers before the body"),
+      OptionSpec(
+        "resource", value: "URL", "Send a token meant for this resource alone (RFC 8707) instead of the session's"),
     ],
     discussion: """
       Adds the access token (Authorization: Bearer …, or for a session signed in with --dpop,

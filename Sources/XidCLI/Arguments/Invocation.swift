@@ -28,8 +28,8 @@ package enum Command: Sendable, Equatable {
   case login(LoginOptions)
   /// `xid status`.
   case status
-  /// `xid token [--force-refresh] [--dpop-proof METHOD URL]`.
-  case token(forceRefresh: Bool, dpopProof: DPoPProofTarget? = nil)
+  /// `xid token [--force-refresh] [--dpop-proof METHOD URL] [--resource URL]`.
+  case token(forceRefresh: Bool, dpopProof: DPoPProofTarget? = nil, resource: URL? = nil)
   /// `xid whoami [--json]`.
   case whoami(json: Bool)
   /// `xid request URL …`.
@@ -66,6 +66,11 @@ package struct LoginOptions: Sendable, Equatable {
   package var acrValues: [String]?
   /// `--max-age SECONDS`: the longest time since the user's authentication that is accepted.
   package var maxAge: Int?
+  /// `--authorization-details @FILE.json` or inline JSON, as given (read when the command runs).
+  package var authorizationDetails: String?
+  /// `--resource URL`, each time given: the resources to ask tokens for (RFC 8707); saved in the
+  /// profile.
+  package var resources: [URL]?
 
   /// What `--acr-values` and `--max-age` ask for, when either is given: a step-up of a signed-in
   /// profile (RFC 9470), or the first sign-in's requirement.
@@ -142,6 +147,8 @@ package struct RequestOptions: Sendable, Equatable {
   package var data: String?
   /// `-i`: print the status line and headers.
   package var include: Bool
+  /// `--resource URL`: send the resource's own token (RFC 8707) instead of the session's.
+  package var resource: URL?
 
   /// One `-H 'Name: value'`.
   package struct Header: Sendable, Equatable {

@@ -61,7 +61,7 @@ struct LoginCommand {
     return Profile(
       issuer: issuer, clientId: clientId, scopes: options.scopes ?? saved?.scopes ?? Profile.defaultScopes,
       redirectPort: options.redirectPort ?? saved?.redirectPort ?? 0, dpop: dpop ? true : nil,
-      deviceSSO: deviceSSO ? true : nil)
+      deviceSSO: deviceSSO ? true : nil, resources: options.resources?.map(\.absoluteString) ?? saved?.resources)
   }
 
   // MARK: - From the family
@@ -142,13 +142,37 @@ struct LoginCommand {
     }
     let agent = LoopbackUserAgent(browser: launcher, timeout: .seconds(timeout))
     let xid = try context.xid(for: settings, named: profile, verbose: verbose, userAgent: agent)
-    guard let requirement = options.requirement else { return try await xid.signIn() }
-    // A signed-in profile steps up: the same user, with what the server asked for (RFC 9470).
-    if try await xid.getSession() != nil {
-      console.err("Signing the same user in again, with \(requirement) (a step-up).")
-      return try await xid.signIn(options: SignInOptions(stepUp: requirement))
+    var signInOptions = SignInOptions()
+    signInOptions.authorizationDetails = try Self.authorizationDetails(options.authorizationDetails)
+    if let requirement = options.requirement {
+      // A signed-in profile steps up: the same user, with what the server asked for (RFC 9470).
+      if try await xid.getSession() != nil {
+        console.err("Signing the same user in again, with \(requirement) (a step-up).")
+        signInOptions.stepUp = requirement
+      } else {
+        (signInOptions.maxAge, signInOptions.acrValues) = (requirement.maxAge, requirement.acrValues)
+      }
     }
-    return try await xid.signIn(options: SignInOptions(maxAge: requirement.maxAge, acrValues: requirement.acrValues))
+    return try await xid.signIn(options: signInOptions)
+  }
+
+  /// The authorization details of `--authorization-details` (RFC 9396): `@FILE` reads a file,
+  /// anything else is the JSON itself; none without the option.
+  ///
+  /// - Throws: ``CommandFailure`` for a file that cannot be read, and Xid's
+  ///   ``XidError/Code/invalidConfiguration`` for JSON that is not an array of details.
+  static func authorizationDetails(_ option: String?) throws -> [AuthorizationDetail] {
+    guard let option else { return [] }
+    guard option.hasPrefix("@") else { return try AuthorizationDetail.array(parsing: option) }
+    let path = String(option.dropFirst())
+    let text: String
+    do {
+      text = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
+    } catch {
+      throw CommandFailure(
+        .failure, "cannot read the authorization details from \(path): \(error.localizedDescription)")
+    }
+    return try AuthorizationDetail.array(parsing: text)
   }
 
   // MARK: - Device code

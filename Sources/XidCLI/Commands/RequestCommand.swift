@@ -6,7 +6,9 @@ enum RequestCommand {
   static func run(_ options: RequestOptions, profile name: ProfileName, verbose: Bool, context: CLIContext)
     async throws -> ExitCode
   {
-    let xid = try context.xid(for: context.resolvedProfile(name), named: name, verbose: verbose)
+    // `--resource URL`: this request's URL carries that resource's token (RFC 8707).
+    let resource = options.resource.map { ProtectedResource($0, urlPrefixes: [options.url]) }
+    let xid = try context.xid(for: context.resolvedProfile(name), named: name, verbose: verbose, resource: resource)
     var request = HTTPRequest(method: options.effectiveMethod, url: options.url)
     for header in options.headers { request.headers.append(name: header.name, value: header.value) }
     if let data = options.data {

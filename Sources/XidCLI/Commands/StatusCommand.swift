@@ -39,9 +39,22 @@ enum StatusCommand {
       rows.append(("Signed in at", "\(TimeText.timestamp(authTime)), \(TimeText.relative(authTime)) (auth_time)"))
     }
     if let acr = session.claims.authenticationContextClass { rows.append(("Authentication", "acr \(acr)")) }
+    // Types only: the details themselves may describe a payment.
+    if let details = session.authorizationDetails {
+      rows.append(("Authorized", "authorization details of type " + Self.types(of: details)))
+    }
+    for (resource, details) in session.resourceGrants.sorted(by: { $0.key < $1.key }) {
+      rows.append(("Resource", resource + (details.map { " (authorization details: \(Self.types(of: $0)))" } ?? "")))
+    }
     rows.append(("State", context.stateDirectory.path))
     print(rows, console)
     return .success
+  }
+
+  /// The distinct types of `details`, in order, separated by commas.
+  private static func types(of details: [AuthorizationDetail]) -> String {
+    var seen = Set<String>()
+    return details.map(\.type).filter { seen.insert($0).inserted }.joined(separator: ", ")
   }
 
   private static func print(_ rows: [(String, String)], _ console: Console) {

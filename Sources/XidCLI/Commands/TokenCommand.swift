@@ -2,15 +2,23 @@ import Foundation
 import Xid
 
 /// `xid token`: the access token alone on standard output; with `--dpop-proof METHOD URL`, a DPoP
-/// proof for that request on a second line, made from the same token so that the two always match.
+/// proof for that request on a second line, made from the same token so that the two always match;
+/// with `--resource URL`, a token meant for that resource alone (RFC 8707).
 enum TokenCommand {
   static func run(
-    forceRefresh: Bool, dpopProof target: DPoPProofTarget?, profile name: ProfileName, verbose: Bool,
-    context: CLIContext
+    forceRefresh: Bool, dpopProof target: DPoPProofTarget?, resource: URL? = nil, profile name: ProfileName,
+    verbose: Bool, context: CLIContext
   ) async throws -> ExitCode {
-    let xid = try context.xid(for: context.resolvedProfile(name), named: name, verbose: verbose)
+    // With a proof, its URL is the resource's: the proof and the token are for the same request.
+    let configured = resource.map { ProtectedResource($0, urlPrefixes: target.map { [$0.url] } ?? [$0]) }
+    let xid = try context.xid(
+      for: context.resolvedProfile(name), named: name, verbose: verbose, resource: configured)
     guard let target else {
-      context.console.out(try await xid.getAccessToken(forceRefresh: forceRefresh))
+      if let resource {
+        context.console.out(try await xid.getAccessToken(for: resource, forceRefresh: forceRefresh))
+      } else {
+        context.console.out(try await xid.getAccessToken(forceRefresh: forceRefresh))
+      }
       return .success
     }
     let headers = try await xid.authorizationHeaders(

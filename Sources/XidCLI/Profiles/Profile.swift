@@ -30,6 +30,8 @@ struct Profile: Sendable, Equatable, Codable {
   var deviceSSO: Bool? = nil
   /// The profile whose family session this one was signed in from (`xid login --sso-from PROFILE`).
   var family: String? = nil
+  /// The resources whose own tokens the profile asks for (`xid login --resource URL`, RFC 8707).
+  var resources: [String]? = nil
 
   /// Whether the profile signs in with DPoP.
   var usesDPoP: Bool { dpop ?? false }
@@ -48,6 +50,7 @@ struct Profile: Sendable, Equatable, Codable {
     case dpop
     case deviceSSO = "device_sso"
     case family
+    case resources
   }
 
   /// The loopback redirect URI: `http://127.0.0.1:PORT/callback`, without a port for port 0, which

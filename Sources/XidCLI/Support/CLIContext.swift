@@ -63,12 +63,17 @@ struct CLIContext: Sendable {
     }
     return Profile(
       issuer: issuer, clientId: clientId, scopes: saved?.scopes ?? Profile.defaultScopes,
-      redirectPort: saved?.redirectPort ?? 0, dpop: saved?.dpop, deviceSSO: saved?.deviceSSO, family: saved?.family)
+      redirectPort: saved?.redirectPort ?? 0, dpop: saved?.dpop, deviceSSO: saved?.deviceSSO, family: saved?.family,
+      resources: saved?.resources)
   }
 
   /// An ``Xid`` for `profile`, storing tokens in the state directory under the profile's account.
+  ///
+  /// - Parameter resource: a resource for this command (`--resource URL`) beside the profile's, with
+  ///   the URLs that carry its token.
   func xid(
-    for profile: Profile, named name: ProfileName, verbose: Bool, userAgent: (any AuthorizationUserAgent)? = nil
+    for profile: Profile, named name: ProfileName, verbose: Bool, userAgent: (any AuthorizationUserAgent)? = nil,
+    resource: ProtectedResource? = nil
   ) throws -> Xid {
     guard let issuer = URL(string: profile.issuer) else {
       throw CommandFailure(.failure, "the profile's issuer \"\(profile.issuer)\" is not a URL")
@@ -81,6 +86,12 @@ struct CLIContext: Sendable {
         transport: URLSessionTransport(), userAgent: userAgent,
         logger: ConsoleLogger(console: console, minimumLevel: verbose ? .debug : .error)))
     configuration.usesDPoP = profile.usesDPoP
+    var resources = (profile.resources ?? []).compactMap { URL(string: $0).map { ProtectedResource($0) } }
+    if let resource {
+      resources.removeAll { $0.parameter == resource.parameter }
+      resources.append(resource)
+    }
+    configuration.identity.resources = resources
     // A profile that keeps a family session (--device-sso) and those signed in from it (--sso-from)
     // are one app family, named after the first; its records sit in the state directory beside the
     // profiles' tokens, under the family's lock.

@@ -89,17 +89,27 @@ public struct ProtectedResource: Sendable, Hashable {
   }
 }
 
+extension ProtectedResource {
+  /// The resource of `resources` whose URLs include `url`, the most specific one when several do;
+  /// `nil` for a URL of none.
+  package static func covering(_ url: URL, among resources: [ProtectedResource]) -> ProtectedResource? {
+    index(covering: url, among: resources).map { resources[$0] }
+  }
+
+  /// The index in `resources` of ``covering(_:among:)``'s resource.
+  package static func index(covering url: URL, among resources: [ProtectedResource]) -> Int? {
+    var best: (index: Int, length: Int)?
+    for (index, resource) in resources.enumerated() {
+      if let length = resource.match(url), length > (best?.length ?? -1) { best = (index, length) }
+    }
+    return best?.index
+  }
+}
+
 extension ClientIdentity {
   /// The configured resource whose URLs include `url`, the most specific one when several do; `nil`
   /// for a URL of none (its requests carry the session's own access token).
-  public func resource(for url: URL) -> ProtectedResource? {
-    guard !resources.isEmpty else { return nil }
-    var best: (resource: ProtectedResource, length: Int)?
-    for resource in resources {
-      if let length = resource.match(url), length > (best?.length ?? -1) { best = (resource, length) }
-    }
-    return best?.resource
-  }
+  public func resource(for url: URL) -> ProtectedResource? { ProtectedResource.covering(url, among: resources) }
 
   /// The configured resource whose identifier is `identifier`.
   ///

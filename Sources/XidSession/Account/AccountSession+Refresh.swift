@@ -211,7 +211,8 @@ extension AccountSession {
   /// is dropped (or, when it did not rotate, the old one if its session is gone), and the newer
   /// record is used.
   private func replaced(
-    by latest: TokenRecord?, refreshed tokens: RefreshedTokens, opened: TokenRecord, base: TokenRecord, goal: RefreshGoal,
+    by latest: TokenRecord?, refreshed tokens: RefreshedTokens, opened: TokenRecord, base: TokenRecord,
+    goal: RefreshGoal,
     tenure: AccountTenure, attempts: Int, drop: (String) -> Void
   ) async throws -> TokenRecord {
     if let issued = tokens.refreshToken {
@@ -286,7 +287,8 @@ extension AccountSession {
   /// the old one, when it did not rotate) is revoked; unless the record was removed or replaced
   /// meanwhile, which is then left as it is.
   private func endForeign(
-    _ error: XidError, opened: TokenRecord, tokens: RefreshedTokens, base: TokenRecord, epoch: UInt64, goal: RefreshGoal,
+    _ error: XidError, opened: TokenRecord, tokens: RefreshedTokens, base: TokenRecord, epoch: UInt64,
+    goal: RefreshGoal,
     tenure: AccountTenure, attempts: Int, drop: (String) -> Void
   ) async throws -> TokenRecord {
     let written: Written

@@ -55,12 +55,6 @@ struct ResourceAccessToken: Sendable, Hashable {
 }
 
 extension TokenRecord {
-  /// The access token and its type for `resource` (the session's own for `nil`), when there is one.
-  func accessToken(for resource: String?) -> (token: String, type: String)? {
-    guard let resource else { return (accessToken, tokenType) }
-    return resourceTokens[resource].map { ($0.accessToken, $0.tokenType) }
-  }
-
   /// Whether the access token for `resource` (the session's own for `nil`) can still be used at
   /// `now`, treating it as expired `leeway` early; `false` when there is none yet.
   func hasUsableAccessToken(for resource: String?, at now: Date, leeway: TimeInterval) -> Bool {

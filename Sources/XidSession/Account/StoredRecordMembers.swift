@@ -29,7 +29,8 @@ struct StoredRecordMembers {
       throw XidError(.corruptRecord, "the stored \(kind) has no format number")
     }
     guard formats.contains(stored) else {
-      let readable = formats.count == 1 ? "format \(formats.upperBound)" : "formats \(formats.lowerBound) to \(formats.upperBound)"
+      let readable =
+        formats.count == 1 ? "format \(formats.upperBound)" : "formats \(formats.lowerBound) to \(formats.upperBound)"
       throw XidError(
         .unsupportedRecordFormat,
         "the stored \(kind) has format \(stored), which this version of Xid (\(readable)) cannot read; \(writers) wrote it. It was left as it is: update this app or extension"

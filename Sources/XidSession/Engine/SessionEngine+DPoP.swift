@@ -23,7 +23,7 @@ extension SessionEngine {
     -> HTTPHeaders
   {
     try url.requireSecure(for: "authorized request URL")
-    let resource = configuration.identity.resource(for: url)
+    let resource = resources.isEmpty ? nil : ProtectedResource.covering(url, among: resources)
     return try await PresenceScope.run {
       let record = try await usableRecord(forceRefresh: forceRefresh, resource: resource)
       let accessToken = try Self.accessToken(of: record, for: resource)
@@ -100,9 +100,16 @@ extension SessionEngine {
 
   /// Sends `request` with the session's token: at most three times, the first try, one retry with a
   /// server's new DPoP nonce and one retry after a refresh.
-  nonisolated func sendAuthorized(_ request: HTTPRequest) async throws -> AuthorizedResponse {
-    // A URL of a configured resource (RFC 8707) carries that resource's token.
-    let resource = configuration.identity.resource(for: request.url)
+  ///
+  /// `answer` makes the result from the response, the record whose token went with it and its
+  /// resource: `send` keeps only the response, and copies no record.
+  nonisolated func sendAuthorized<Answer: Sendable>(
+    _ request: HTTPRequest, answer: @Sendable (HTTPResponse, borrowing TokenRecord, ProtectedResource?) -> Answer
+  ) async throws -> Answer {
+    // A URL of a configured resource (RFC 8707) carries that resource's token. Its index, a plain
+    // integer, is what the loop keeps: a request to no resource copies nothing more than before.
+    let index = resources.isEmpty ? nil : ProtectedResource.index(covering: request.url, among: resources)
+    var resource: ProtectedResource? { index.map { resources[$0] } }
     // One call: in the stricter mode one prompt covers a refresh and every proof of the request.
     return try await PresenceScope.run {
       var record = try await usableRecord(forceRefresh: false, resource: resource)
@@ -125,11 +132,10 @@ extension SessionEngine {
         let response = try await transport.send(authorized)
         sends += 1
         let learnt = key != nil && dpopNonces.record(response, from: request.url)
-        let answer = AuthorizedResponse(response, record: record, resource: resource)
-        guard response.status == 401 else { return answer }
+        guard response.status == 401 else { return answer(response, record, resource) }
         // The token is good but the user's authentication is not (RFC 9470): a refresh cannot help.
         if let stepUp = response.stepUpError { throw stepUp }
-        guard sends < 3 else { return answer }
+        guard sends < 3 else { return answer(response, record, resource) }
         if learnt, !retriedWithNonce, response.asksForDPoPNonce {
           retriedWithNonce = true
           configuration.parts.logger.log(
@@ -137,7 +143,7 @@ extension SessionEngine {
           continue
         }
         let asksForToken = key != nil ? response.asksForNewDPoPToken : response.invalidTokenChallenge
-        guard asksForToken, !refreshed else { return answer }
+        guard asksForToken, !refreshed else { return answer(response, record, resource) }
         refreshed = true
         configuration.parts.logger.log(
           .info, category: "request", "the server refused the access token; refreshing once")

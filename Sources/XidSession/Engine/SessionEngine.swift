@@ -31,6 +31,9 @@ public actor SessionEngine {
   private var signInInProgress = false
   /// The subscribers of ``events()`` and the change signal they observe.
   let eventHub: SessionEventHub
+  /// The configured resources (``ClientIdentity/resources``), kept apart so that finding a
+  /// request's resource costs nothing when there are none.
+  let resources: [ProtectedResource]
 
   /// Creates the engine for `configuration`, keeping its state in the configuration's storage
   /// (``SessionParts/storage``). Nothing is read or sent until a method needs it.
@@ -61,6 +64,7 @@ public actor SessionEngine {
     self.presence = presence
     self.signer = signer
     self.configuration = configuration
+    self.resources = identity.resources
     self.client = client
     self.transport = parts.transport ?? UnavailableTransport()
     self.storage = storage
@@ -473,7 +477,7 @@ public actor SessionEngine {
   ///   errors.
   public nonisolated func send(_ request: HTTPRequest) async throws -> HTTPResponse {
     try request.url.requireSecure(for: "authorized request URL")
-    return try await sendAuthorized(request).response
+    return try await sendAuthorized(request) { response, _, _ in response }
   }
 
   /// Sends `request` as ``send(_:)`` does, and says which token authorized it: its resource, and
@@ -483,7 +487,9 @@ public actor SessionEngine {
   /// - Throws: as ``send(_:)``.
   public nonisolated func sendReportingGrant(_ request: HTTPRequest) async throws -> AuthorizedResponse {
     try request.url.requireSecure(for: "authorized request URL")
-    return try await sendAuthorized(request)
+    return try await sendAuthorized(request) { response, record, resource in
+      AuthorizedResponse(response, record: record, resource: resource)
+    }
   }
 
   /// A valid access token for `resource`, one of the configured resources (RFC 8707), issued from
@@ -503,11 +509,13 @@ public actor SessionEngine {
 
   /// The access token of `record` for `resource` (the session's own for `nil`).
   nonisolated static func accessToken(of record: TokenRecord, for resource: ProtectedResource?) throws -> String {
-    guard let token = record.accessToken(for: resource?.parameter)?.token else {
+    guard let resource else { return record.accessToken }
+    guard let token = record.resourceTokens[resource.parameter]?.accessToken else {
       // The refresh that returned `record` got this resource's token; only a record replaced
       // meanwhile lacks it.
       throw XidError(
-        .storageFailure, "the session changed while a token for the resource was being issued; nothing was lost, try again")
+        .storageFailure,
+        "the session changed while a token for the resource was being issued; nothing was lost, try again")
     }
     return token
   }
@@ -522,7 +530,7 @@ public struct AuthorizedResponse: Sendable {
   /// The `authorization_details` granted with that token (RFC 9396), when the provider stated any.
   public let authorizationDetails: [AuthorizationDetail]?
 
-  init(_ response: HTTPResponse, record: TokenRecord, resource: ProtectedResource?) {
+  init(_ response: HTTPResponse, record: borrowing TokenRecord, resource: ProtectedResource?) {
     self.response = response
     self.resource = resource?.identifier
     authorizationDetails =

@@ -65,7 +65,8 @@ extension TestProvider {
     let accessToken = try Randomness.token()
     store.accessTokens[accessToken] = AccessTokenRecord(
       grantID: grantID, scopes: scopes, expiresAt: now + configuration.accessTokenLifetime, jkt: jkt,
-      audiences: resource.map { [$0] } ?? [], authorizationDetailTypes: grant.authorization.authorizationDetails.compactMap {
+      audiences: resource.map { [$0] } ?? [],
+      authorizationDetailTypes: grant.authorization.authorizationDetails.compactMap {
         $0["type"]?.stringValue
       })
     var body: [String: JSONValue] = [

@@ -4,7 +4,6 @@ import Xid
 import XidTestSupport
 import XidTesting
 
-
 /// Resource indicators (RFC 8707): each configured resource gets its own access token from the
 /// session's one refresh token, refreshed on its own under the account's lock, and a request to one
 /// of its URLs carries it. A rotated refresh token serves them all, and a resource the provider

@@ -55,7 +55,8 @@ struct TokenRecordFormatTests {
     (#""authorization_details":[{"actions":["read"]}]"#, "has no string \"type\""),
   ])
   func aMalformedFormatTwoMemberIsACorruptRecord(member: String, says: String) {
-    let text = #"{"format":2,"version":1,"access_token":"a","token_type":"Bearer","issuer":"i","client_id":"c","account":"d","#
+    let text =
+      #"{"format":2,"version":1,"access_token":"a","token_type":"Bearer","issuer":"i","client_id":"c","account":"d","#
       + member + "}"
     let error = expectXidError(.corruptRecord) { try TokenRecord(decoding: text) }
     #expect(error?.reason.contains(says) == true, "\(error?.reason ?? "")")
@@ -76,8 +77,9 @@ struct TokenRecordFormatTests {
     var members = try #require(try harness.storedRecord())
     members["format"] = .int(1)
     try harness.storage.save(key: harness.recordKey, value: JSONValue.object(members).serialized())
-    let fresh = try Xid(configuration: SessionHarness.configuration(harness.provider, logger: harness.logger)
-      .storing(in: harness.storage))
+    let fresh = try Xid(
+      configuration: SessionHarness.configuration(harness.provider, logger: harness.logger)
+        .storing(in: harness.storage))
 
     let token = try await fresh.getAccessToken()
     #expect(token == members["access_token"]?.stringValue)

@@ -1,4 +1,5 @@
 import XidProtocol
+
 @testable import XidSession
 
 /// A ``TokenRefreshing`` made of closures, for tests that script what the provider answers to a

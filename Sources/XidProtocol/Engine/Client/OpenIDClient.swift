@@ -266,7 +266,8 @@ public actor OpenIDClient {
     let validated: IDToken
     do {
       if let granted = tokens.authorizationDetails {
-        let unrequested = AuthorizationDetail.unrequestedTypes(in: granted, asked: pending.authorizationDetailTypes ?? [])
+        let unrequested = AuthorizationDetail.unrequestedTypes(
+          in: granted, asked: pending.authorizationDetailTypes ?? [])
         if !unrequested.isEmpty {
           throw XidError(
             .invalidTokenResponse,
@@ -347,7 +348,8 @@ public actor OpenIDClient {
     } catch let error as XidError where error.oauthError == "invalid_target" {
       throw XidError(
         .invalidTarget,
-        error.reason + "; the provider issues no token for \(resource.map { "resource \"\(SafeText.short($0, limit: 96))\"" } ?? "the session's resources"): check XidConfiguration.identity.resources",
+        error.reason
+          + "; the provider issues no token for \(resource.map { "resource \"\(SafeText.short($0, limit: 96))\"" } ?? "the session's resources"): check XidConfiguration.identity.resources",
         httpStatus: error.httpStatus, oauthError: error.oauthError)
     }
   }

@@ -68,7 +68,9 @@ public struct TokenResponse: Sendable, Hashable, CustomStringConvertible, Custom
     self.deviceSecret = try string("device_secret")
     self.authorizationDetails = try raw["authorization_details"].flatMap { value in
       value == .null
-        ? nil : try AuthorizationDetail.array(value, of: "token response's authorization_details", code: .invalidTokenResponse)
+        ? nil
+        : try AuthorizationDetail.array(
+          value, of: "token response's authorization_details", code: .invalidTokenResponse)
     }
     self.receivedAt = receivedAt
     self.raw = raw
