@@ -38,6 +38,7 @@ let package = Package(
     .executable(name: "FuzzTokenRecord", targets: ["FuzzTokenRecord"]),
     .executable(name: "FuzzFamilyRecord", targets: ["FuzzFamilyRecord"]),
     .executable(name: "FuzzDPoPNonce", targets: ["FuzzDPoPNonce"]),
+    .executable(name: "FuzzAuthorizationDetails", targets: ["FuzzAuthorizationDetails"]),
     // Writes the seed corpora; built without sanitizers (scripts/make-fuzz-corpus.sh).
     .executable(name: "MakeFuzzCorpus", targets: ["MakeFuzzCorpus"]),
   ],
@@ -63,6 +64,7 @@ let package = Package(
     fuzzTarget("FuzzTokenRecord", ["XidCore"]),
     fuzzTarget("FuzzFamilyRecord", ["XidCore"]),
     fuzzTarget("FuzzDPoPNonce", ["XidCore"]),
+    fuzzTarget("FuzzAuthorizationDetails", ["XidCore"]),
     .executableTarget(
       name: "MakeFuzzCorpus",
       dependencies: [

@@ -5,6 +5,7 @@
 #
 #   target…      FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
 #                FuzzTokenExchangeResponse FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord
+#                FuzzFamilyRecord FuzzDPoPNonce FuzzAuthorizationDetails
 #                FuzzDPoPNonce (the default: all of them)
 #   --seconds N  fuzz each target for N seconds (default 60), with a random seed
 #   --smoke      what CI runs: the checked-in corpus replayed, then a fixed number of inputs per
@@ -29,7 +30,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 fuzz="$root/Fuzz"
 all_targets=(FuzzJSON FuzzJSONDifferential FuzzJWS FuzzJWK FuzzDiscovery FuzzTokenResponse
-  FuzzTokenExchangeResponse FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzFamilyRecord FuzzDPoPNonce)
+  FuzzTokenExchangeResponse FuzzAuthorizationResponse FuzzHTTPRequestHead FuzzWWWAuthenticate FuzzTokenRecord FuzzFamilyRecord FuzzDPoPNonce FuzzAuthorizationDetails)
 
 # Inputs per target in --smoke: about 10 s each on the project's 2-core machine when it is quiet, so
 # that CI's whole smoke (build included) stays near 3 to 4 minutes. Measured with the checked-in corpus and
@@ -49,6 +50,7 @@ smoke_runs() {
     FuzzTokenRecord) echo 140000 ;;
     FuzzFamilyRecord) echo 140000 ;;
     FuzzDPoPNonce) echo 70000 ;;
+    FuzzAuthorizationDetails) echo 150000 ;;
     *) echo 20000 ;;
   esac
 }

@@ -49,6 +49,7 @@ enum Target: String, CaseIterable {
   case tokenRecord = "FuzzTokenRecord"
   case familyRecord = "FuzzFamilyRecord"
   case dpopNonce = "FuzzDPoPNonce"
+  case authorizationDetails = "FuzzAuthorizationDetails"
 }
 
 /// The seeds of every target, written to disk at the end.

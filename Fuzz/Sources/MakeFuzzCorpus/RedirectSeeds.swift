@@ -42,6 +42,7 @@ enum RedirectSeeds {
     ] {
       corpus.add("challenge-\(label)", challenge.utf8, for: .wwwAuthenticate)
     }
+    for (label, details) in AuthorizationDetailSeeds.all { corpus.add(label, details.utf8, for: .authorizationDetails) }
   }
 
   /// A stored record (format 1, as `TokenRecord.encoded()` writes it) holding a real token response.
@@ -62,6 +63,16 @@ enum RedirectSeeds {
     members["pinned_iss"] = members["issuer"]
     members["pinned_sub"] = .string("user-1")
     members["dpop_jkt"] = .string(Base64URL.encode(Array(repeating: 0x22, count: 32)))
+    // Format 2's members: the granted authorization details and a resource's own token.
+    members["format"] = .int(2)
+    let details: JSONValue = [["type": "payment_initiation", "actions": ["initiate"], "creditorName": "Merchant A"]]
+    members["authorization_details"] = details
+    members["resources"] = [
+      "https://api.example.com/": [
+        "access_token": members["access_token"] ?? "at", "token_type": "DPoP", "expires_at": 1_800_003_600,
+        "scope": ["openid"], "authorization_details": details,
+      ]
+    ]
     return JSONValue.object(members).serializedBytes()
   }
 
