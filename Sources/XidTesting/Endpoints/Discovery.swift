@@ -41,6 +41,10 @@ extension TestProvider {
       "request_parameter_supported": false,
       "request_uri_parameter_supported": false,
     ]
+    if !configuration.authorizationDetailTypes.isEmpty {
+      document["authorization_details_types_supported"] = .array(
+        configuration.authorizationDetailTypes.map { .string($0) })
+    }
     if !configuration.acrValuesSupported.isEmpty {
       document["acr_values_supported"] = .array(configuration.acrValuesSupported.map { .string($0) })
     }

@@ -93,6 +93,16 @@ struct AuthorizationDetailsSessionTests {
     #expect(await harness.provider.counters.revocations == 2)
   }
 
+  @Test func aTypeTheProviderDoesNotListIsRefusedBeforeAnythingIsSent() async throws {
+    let (harness, _) = try Self.harness()
+    var options = SignInOptions()
+    options.authorizationDetails = [try AuthorizationDetail(type: "urn:example:unknown")]
+    let error = await expectXidError(.unsupportedByProvider) { try await harness.xid.signIn(options: options) }
+    #expect(error?.reason.contains("authorization_details_types_supported") == true)
+    #expect(await harness.provider.counters.pushedAuthorizationRequests == 0)
+    #expect(await harness.provider.counters.authorizationRequests == 0)
+  }
+
   @Test func aSignInThatAskedForNoDetailsRefusesAnyThatComeBack() async throws {
     let (harness, _) = try Self.harness()
     try await harness.provider.misbehave(.unrequestedAuthorizationDetails, .once)

@@ -72,7 +72,8 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
   /// fresh `state`, `nonce` and PKCE verifier, and the pending authorization that remembers them.
   ///
   /// - Throws: as ``checkedScopes(configuration:options:)``; ``XidError/Code/unsupportedByProvider``
-  ///   when the provider lists PKCE methods without `S256`.
+  ///   when the provider lists PKCE methods without `S256`, or authorization detail types without one
+  ///   that `options` asks for.
   static func parameters(
     configuration: XidConfiguration, metadata: ProviderMetadata, options: SignInOptions, now: Date,
     dpopKeyThumbprint: String? = nil
@@ -81,6 +82,14 @@ public struct AuthorizationRequest: Sendable, Hashable, CustomStringConvertible,
       throw XidError(
         .unsupportedByProvider,
         "the provider does not list PKCE method S256 in code_challenge_methods_supported; Xid requires it")
+    }
+    if let supported = metadata.authorizationDetailsTypesSupported,
+      let unsupported = AuthorizationDetail.unrequestedTypes(in: options.authorizationDetails, asked: supported).first
+    {
+      throw XidError(
+        .unsupportedByProvider,
+        "the provider does not list the authorization detail type \"\(SafeText.short(unsupported, limit: 64))\" in authorization_details_types_supported (RFC 9396 §10)"
+      )
     }
     let scopes = try checkedScopes(configuration: configuration, options: options)
     let redirectUri = options.redirectUri ?? configuration.identity.redirectUri

@@ -35,6 +35,8 @@ public struct ProviderMetadata: Sendable, Hashable {
   public let idTokenSigningAlgValuesSupported: [String]
   /// `code_challenge_methods_supported`, or `nil` when the provider does not say.
   public let codeChallengeMethodsSupported: [String]?
+  /// `authorization_details_types_supported` (RFC 9396 §10), or `nil` when the provider does not say.
+  public let authorizationDetailsTypesSupported: [String]?
   /// `scopes_supported`, or `nil` when the provider does not say.
   public let scopesSupported: [String]?
   /// `response_types_supported`.
@@ -110,6 +112,7 @@ public struct ProviderMetadata: Sendable, Hashable {
     idTokenSigningAlgValuesSupported = try typed.strings("id_token_signing_alg_values_supported") ?? []
     codeChallengeMethodsSupported = try typed.strings("code_challenge_methods_supported")
     scopesSupported = try typed.strings("scopes_supported")
+    authorizationDetailsTypesSupported = try typed.strings("authorization_details_types_supported")
     responseTypesSupported = try typed.strings("response_types_supported") ?? []
     grantTypesSupported = try typed.strings("grant_types_supported") ?? ["authorization_code", "implicit"]
     tokenEndpointAuthMethodsSupported =
