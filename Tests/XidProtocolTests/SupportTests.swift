@@ -85,8 +85,38 @@ struct ChallengeParameterBoundTests {
     #expect(ProtocolHTTP.challengeParameter("error", in: #"Bearer xerror="a", error=b"#) == "b")
     #expect(ProtocolHTTP.challengeParameter("error", in: #"Bearer,error="a\"b\\c""#) == #"a"b\c"#)
     #expect(ProtocolHTTP.challengeParameter("error", in: #"Bearer error="unterminated"#) == "unterminated")
-    #expect(ProtocolHTTP.challengeParameter("error", in: "Bearer error=") == "")
+    // By RFC 9110's grammar, "error=" after the scheme is a token68, not an empty parameter.
+    #expect(ProtocolHTTP.challengeParameter("error", in: "Bearer error=") == nil)
+    #expect(ProtocolHTTP.challengeParameter("error", in: "Bearer error=, realm=x") == "")
     #expect(ProtocolHTTP.challengeParameter("error", in: "Bearer error") == nil)
     #expect(ProtocolHTTP.challengeParameter("realm", in: #"Bearer realm="é\"日本""#) == #"é"日本"#)
+  }
+}
+
+/// A challenge is read by RFC 9110's grammar when it follows it: a parameter's text inside another
+/// parameter's quoted value is not a parameter, and each challenge's parameters are its own. A field
+/// that does not follow the grammar is still read leniently, as providers send them.
+struct ChallengeParameterGrammarTests {
+  @Test func aParameterInsideAQuotedValueIsNotAParameter() {
+    let header = #"Bearer realm="api, error=invalid_token", error="insufficient_scope""#
+    #expect(ProtocolHTTP.challengeParameter("error", in: header) == "insufficient_scope")
+    let response = HTTPResponse(status: 401, headers: ["WWW-Authenticate": header])
+    #expect(!response.invalidTokenChallenge, "insufficient_scope asks for no new token")
+    let dpop = #"DPoP error_description="then send error=use_dpop_nonce", error="invalid_token""#
+    #expect(ProtocolHTTP.challengeParameter("error", in: dpop) == "invalid_token")
+    #expect(!HTTPResponse(status: 401, headers: ["WWW-Authenticate": dpop]).asksForDPoPNonce)
+  }
+
+  @Test func theFirstChallengeThatHasTheParameterGivesIt() {
+    let header = #"Basic realm="x", DPoP algs="ES256", error="use_dpop_nonce", Bearer error="invalid_token""#
+    #expect(ProtocolHTTP.challengeParameter("error", in: header) == "use_dpop_nonce")
+    #expect(ProtocolHTTP.challengeParameter("realm", in: header) == "x")
+  }
+
+  @Test func aFieldOutsideTheGrammarIsStillReadLeniently() {
+    // No commas between the parameters, as some servers write it.
+    #expect(
+      ProtocolHTTP.challengeParameter("error", in: "Bearer error=invalid_token error_description=x") == "invalid_token")
+    #expect(ProtocolHTTP.challengeParameter("error", in: #"Bearer error="unterminated"#) == "unterminated")
   }
 }

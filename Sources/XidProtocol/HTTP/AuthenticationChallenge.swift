@@ -46,7 +46,16 @@ public struct AuthenticationChallenge: Sendable, Hashable {
   public static func parse(_ field: String) -> [AuthenticationChallenge] {
     guard field.utf8.count <= maximumFieldLength else { return [] }
     var reader = ChallengeReader(Array(field.utf8))
-    return reader.readAll()
+    return reader.readAll().challenges
+  }
+
+  /// The challenges of a field value that follows the grammar from start to end, none dropped; `nil`
+  /// for any other (where ``parse(_:)`` keeps what it could read).
+  package static func parseWholly(_ field: String) -> [AuthenticationChallenge]? {
+    guard field.utf8.count <= maximumFieldLength else { return nil }
+    var reader = ChallengeReader(Array(field.utf8))
+    let (challenges, complete) = reader.readAll()
+    return complete ? challenges : nil
   }
 }
 
@@ -57,20 +66,31 @@ private struct ChallengeReader {
 
   init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-  mutating func readAll() -> [AuthenticationChallenge] {
+  /// Every challenge that reads; `complete` when the whole field did, with none dropped.
+  mutating func readAll() -> (challenges: [AuthenticationChallenge], complete: Bool) {
     var challenges: [AuthenticationChallenge] = []
+    var complete = true
     while true {
       skipListSeparators()
-      guard position < bytes.count, let scheme = readToken() else { break }
+      guard position < bytes.count else { break }
+      guard let scheme = readToken() else {
+        complete = false
+        break
+      }
       let (parameters, token68, wellFormed) = readChallengeBody()
       let names = parameters.map(\.name)
       if Set(names).count == names.count {
         challenges.append(
           AuthenticationChallenge(scheme: scheme.lowercased(), parameters: parameters, token68: token68))
+      } else {
+        complete = false
       }
-      guard wellFormed else { break }
+      guard wellFormed else {
+        complete = false
+        break
+      }
     }
-    return challenges
+    return (challenges, complete)
   }
 
   /// The parameters (or token68) after a scheme, up to the next challenge or the end; `wellFormed` is

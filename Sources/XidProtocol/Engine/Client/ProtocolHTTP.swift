@@ -194,12 +194,28 @@ struct ProtocolHTTP: Sendable {
     return OAuthError(error: error, description: challengeParameter("error_description", in: challenge))
   }
 
-  /// The value of `name` in an authentication challenge such as `Bearer realm="x", error="y"`.
+  /// The value of `name` in a `WWW-Authenticate` field such as `Bearer realm="x", error="y"`: the
+  /// first challenge's that has the parameter, read by RFC 9110's grammar
+  /// (``AuthenticationChallenge``), so that text inside a quoted value is never a parameter.
+  ///
+  /// A field that does not follow the grammar from start to end (parameters without commas between
+  /// them, an unterminated quoted string, a repeated parameter, one over
+  /// ``AuthenticationChallenge/maximumFieldLength``) is read leniently instead, by
+  /// ``scannedChallengeParameter(_:in:)``, as servers send such fields.
+  static func challengeParameter(_ name: String, in challenge: String) -> String? {
+    guard let challenges = AuthenticationChallenge.parseWholly(challenge) else {
+      return scannedChallengeParameter(name, in: challenge)
+    }
+    return challenges.lazy.compactMap { $0[name] }.first
+  }
+
+  /// The value of `name` in a challenge field that RFC 9110's grammar does not read, such as
+  /// `Bearer error=x error_description=y`.
   ///
   /// The name matches without regard to ASCII case, at the start or after a space or a comma; a quoted
   /// value ends at its closing quote (or the end), with `\` escaping the next character. One pass over
   /// the UTF-8 bytes, without allocating per position: time in proportion to the header's length.
-  static func challengeParameter(_ name: String, in challenge: String) -> String? {
+  static func scannedChallengeParameter(_ name: String, in challenge: String) -> String? {
     let target = Array(name.utf8).map(asciiLowercase)
     guard !target.isEmpty else { return nil }
     let bytes = Array(challenge.utf8)
