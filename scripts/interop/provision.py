@@ -41,6 +41,9 @@ SCOPES = ["openid", "profile", "email", "offline_access"]
 # Port 8765 is the fixed loopback listener of the real-browser test.
 REDIRECT_URIS = ["http://127.0.0.1:8765/callback", "http://127.0.0.1/callback"]
 REDIRECT_URIS += os.environ.get("XID_IDP_EXTRA_REDIRECT_URIS", "").split()
+# The RAR type and the resource the OIDC instances serve (RFC 9396, RFC 8707), for the client xid-rar.
+RAR_TYPE = "payment_initiation"
+RESOURCE = "https://payments.xid.test/"
 POST_LOGOUT_URIS = ["http://127.0.0.1:8765/logout"] + os.environ.get("XID_IDP_EXTRA_POST_LOGOUT_URIS", "").split()
 
 
@@ -166,6 +169,15 @@ def oidc_plugin(name, issuer, access_token_duration, dpop_nonces=False):
     "oauth-par-allowed": True, "oauth-par-request_uri-prefix": "urn:ietf:params:oauth:request_uri:",
     "name-claim": "on-demand", "name-claim-scope": ["profile"],
     "email-claim": "on-demand", "email-claim-scope": ["email"],
+    # Rich authorization requests (RFC 9396): one type, for the clients whose property
+    # authorization_details_types names it; plain (unsigned) authorization_details in the URL or PAR.
+    "oauth-rar-allowed": True, "rar-types-client-property": "authorization_details_types",
+    "rar-allow-auth-unsigned": True, "rar-allow-auth-unencrypted": True,
+    "rar-types": {RAR_TYPE: {"scopes": ["openid"], "locations": [RESOURCE], "actions": ["initiate", "status"],
+                             "description": "A payment of the integration tests"}},
+    # Resource indicators (RFC 8707): RESOURCE for the openid scope, or a client's property resource.
+    "resource-allowed": True, "resource-client-property": "resource",
+    "resource-scope": {"openid": [RESOURCE]}, "resource-scope-and-client-property": False,
     }}
 
 
@@ -178,6 +190,7 @@ clients = {
     "xid-es256": {},
     "xid-rs256": {"sign_kid": "rs256-1"},  # sign_kid picks the RS256 key for that client
     "xid-dpop": {"dpop_bound_access_tokens": "true"},  # a string: glewlwyd reads "true", not a JSON boolean
+    "xid-rar": {"authorization_details_types": [RAR_TYPE], "resource": [RESOURCE]},
 }
 for client_id, extra in clients.items():
     admin.put_or_post("/client", client_id, {
@@ -190,6 +203,8 @@ for client_id, extra in clients.items():
 alice = Session(*USER)
 for client_id in clients:  # scope list is space separated (the docs say comma: wrong)
     alice.call("PUT", f"/auth/grant/{client_id}/", {"scope": " ".join(SCOPES)})
+# RAR needs the user's consent per client and type as well (PUT /api/{plugin}/rar/{client}/{type}/1).
+alice.call("PUT", f"/oidc/rar/xid-rar/{RAR_TYPE}/1")
 
 # --- env files for the tests ---------------------------------------------------------------------------
 env = {
@@ -201,6 +216,7 @@ env = {
     "XID_IDP_SHORT_ISSUER": SHORT_ISSUER, "XID_IDP_SHORT_ACCESS_TOKEN_DURATION": str(SHORT_DURATION),
     "XID_IDP_DPOP_ISSUER": DPOP_ISSUER, "XID_IDP_CLIENT_ID_DPOP": "xid-dpop",
     "XID_IDP_DPOP_NONCE_COUNTER": str(DPOP_NONCE_COUNTER),
+    "XID_IDP_CLIENT_ID_RAR": "xid-rar", "XID_IDP_RAR_TYPE": RAR_TYPE, "XID_IDP_RESOURCE": RESOURCE,
     "XID_IDP_ADMIN_USERNAME": ADMIN[0], "XID_IDP_ADMIN_PASSWORD": ADMIN[1], "XID_IDP_DATA_DIR": DATA,
 }
 with open(f"{DATA}/env", "w") as f:

@@ -20,6 +20,12 @@ struct InteropEnvironment: Sendable {
   let baseURL: URL
   let clientES256: String
   let clientRS256: String
+  /// The client that may ask for authorization details and a resource (RFC 9396, RFC 8707).
+  let clientRAR: String
+  /// The authorization detail type glewlwyd accepts, to which alice consented for ``clientRAR``.
+  let rarType: String
+  /// The resource glewlwyd issues tokens for.
+  let resource: URL
   let username: String
   let password: String
   /// For flows without a browser; registered at glewlwyd, matched exactly.
@@ -83,6 +89,9 @@ struct InteropEnvironment: Sendable {
     baseURL = try url("XID_IDP_BASE_URL")
     clientES256 = try string("XID_IDP_CLIENT_ID_ES256")
     clientRS256 = try string("XID_IDP_CLIENT_ID_RS256")
+    clientRAR = try string("XID_IDP_CLIENT_ID_RAR")
+    rarType = try string("XID_IDP_RAR_TYPE")
+    resource = try url("XID_IDP_RESOURCE")
     username = try string("XID_IDP_USERNAME")
     password = try string("XID_IDP_PASSWORD")
     redirectUri = try url("XID_IDP_REDIRECT_URI")

@@ -23,7 +23,7 @@ struct InteropFixture {
 
   init(
     clientId: String? = nil, issuer: URL? = nil, redirectUri: URL? = nil, expiryLeeway: Duration = .seconds(60),
-    userAgent: (any AuthorizationUserAgent)? = nil, dpop: Bool = false
+    userAgent: (any AuthorizationUserAgent)? = nil, dpop: Bool = false, resources: [ProtectedResource] = []
   ) throws {
     let environment = try InteropEnvironment.require()
     self.environment = environment
@@ -43,6 +43,7 @@ struct InteropFixture {
       policy: SessionPolicy(expiryLeeway: expiryLeeway, providerQuirks: [.emptyBadRequestIsInvalidGrant]),
       parts: SessionParts(transport: exchanges, userAgent: userAgent ?? user, logger: logger))
     configuration.usesDPoP = dpop
+    configuration.identity.resources = resources
     self.configuration = configuration
     xid = try Xid(configuration: configuration.storing(in: storage))
   }
