@@ -30,7 +30,7 @@ struct PrivateKeyJWTTests {
 
   static func harness(
     key: any ClientAssertionKey, registered: JWK, configure: (inout TestProvider.Configuration) -> Void = { _ in },
-    dpop: Bool = false
+    dpop: Bool = false, audience: ClientAssertionAudience = .issuer
   ) throws -> (SessionHarness, FormRecorder) {
     var configuration = TestProvider.Configuration()
     var client = TestClient.example
@@ -43,7 +43,7 @@ struct PrivateKeyJWTTests {
     let logger = RecordingLogger()
     var xid = SessionHarness.configuration(provider, logger: logger, transport: recorder)
     xid.identity.clientId = "server-app"
-    xid.identity.clientAuthentication = .privateKeyJWT(key: key)
+    xid.identity.clientAuthentication = .privateKeyJWT(key: key, audience: audience)
     xid.usesDPoP = dpop
     xid.policy.prefersPushedAuthorization = true
     let harness = try SessionHarness(
@@ -62,6 +62,24 @@ struct PrivateKeyJWTTests {
     #expect(await harness.provider.counters.revocations == 1)
     let paths = recorder.assertions.map(\.path)
     #expect(paths.contains("/par") && paths.contains("/token") && paths.contains("/revoke"), "\(paths)")
+  }
+
+  /// OpenID Connect Core §9's audience, which some providers (glewlwyd) require: the URL of the
+  /// endpoint each assertion is posted to.
+  @Test func anEndpointAudienceNamesEachEndpointsURL() async throws {
+    let key = try JWSSigningKey.generate(for: .es256, keyID: "server-key-1")
+    let (harness, recorder) = try Self.harness(key: key, registered: key.publicJWK, audience: .endpoint)
+    try await harness.xid.signIn()
+    try await harness.xid.signOut()
+    let verifier = JWKSet(keys: [try key.verificationKey()])
+    for (path, assertion) in recorder.assertions {
+      let jwt = try SignedJWT(verifying: assertion, using: verifier, allowedAlgorithms: [.es256])
+      #expect(jwt.claims.audience == [harness.provider.issuer.absoluteString + path])
+    }
+    #expect(Set(recorder.assertions.map(\.path)) == ["/par", "/token", "/revoke"])
+    #expect(
+      ClientAuthentication.privateKeyJWT(key: key, audience: .endpoint) != .privateKeyJWT(key: key),
+      "the audience is part of the method")
   }
 
   @Test func everyRequestCarriesANewAssertionByTheClientForTheIssuer() async throws {

@@ -88,6 +88,14 @@ def rsa_jwk(pem, kid):
 
 JWKS = {"keys": [ec_jwk(f"{DATA}/es256.pem", "es256-1"), rsa_jwk(f"{DATA}/rs256.pem", "rs256-1")]}
 
+# The key of the confidential client xid-pkjwt (private_key_jwt, RFC 7523): its public half is the
+# client's jwks, its private JWK goes to the tests through env.json.
+if not os.path.exists(f"{DATA}/client-es256.pem"):
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+                    "-out", f"{DATA}/client-es256.pem"], check=True, capture_output=True)
+CLIENT_JWK = ec_jwk(f"{DATA}/client-es256.pem", "xid-pkjwt-1")
+CLIENT_PUBLIC_JWK = {k: v for k, v in CLIENT_JWK.items() if k != "d"}
+
 
 # --- admin API ------------------------------------------------------------------------------------------
 class Session:
@@ -175,6 +183,9 @@ def oidc_plugin(name, issuer, access_token_duration, dpop_nonces=False):
     "rar-allow-auth-unsigned": True, "rar-allow-auth-unencrypted": True,
     "rar-types": {RAR_TYPE: {"scopes": ["openid"], "locations": [RESOURCE], "actions": ["initiate", "status"],
                              "description": "A payment of the integration tests"}},
+    # private_key_jwt (RFC 7523): a client's keys in its property jwks; glewlwyd checks client
+    # assertions only where request objects are allowed, and wants aud to be the endpoint's URL.
+    "request-parameter-allow": True, "client-jwks-parameter": "jwks", "request-maximum-exp": 3600,
     # Resource indicators (RFC 8707): RESOURCE for the openid scope, or a client's property resource.
     "resource-allowed": True, "resource-client-property": "resource",
     "resource-scope": {"openid": [RESOURCE]}, "resource-scope-and-client-property": False,
@@ -191,6 +202,8 @@ clients = {
     "xid-rs256": {"sign_kid": "rs256-1"},  # sign_kid picks the RS256 key for that client
     "xid-dpop": {"dpop_bound_access_tokens": "true"},  # a string: glewlwyd reads "true", not a JSON boolean
     "xid-rar": {"authorization_details_types": [RAR_TYPE], "resource": [RESOURCE]},
+    "xid-pkjwt": {"confidential": True, "token_endpoint_auth_method": ["private_key_jwt"],
+                  "jwks": {"keys": [CLIENT_PUBLIC_JWK]}},
 }
 for client_id, extra in clients.items():
     admin.put_or_post("/client", client_id, {
@@ -217,6 +230,7 @@ env = {
     "XID_IDP_DPOP_ISSUER": DPOP_ISSUER, "XID_IDP_CLIENT_ID_DPOP": "xid-dpop",
     "XID_IDP_DPOP_NONCE_COUNTER": str(DPOP_NONCE_COUNTER),
     "XID_IDP_CLIENT_ID_RAR": "xid-rar", "XID_IDP_RAR_TYPE": RAR_TYPE, "XID_IDP_RESOURCE": RESOURCE,
+    "XID_IDP_CLIENT_ID_PKJWT": "xid-pkjwt", "XID_IDP_CLIENT_JWK": json.dumps(CLIENT_JWK),
     "XID_IDP_ADMIN_USERNAME": ADMIN[0], "XID_IDP_ADMIN_PASSWORD": ADMIN[1], "XID_IDP_DATA_DIR": DATA,
 }
 with open(f"{DATA}/env", "w") as f:

@@ -31,7 +31,7 @@ extension TestProvider {
       guard basic == nil, parameters["client_secret"] == nil else {
         throw OAuthFailure.invalidRequest("the client authenticated with a secret and an assertion")
       }
-      try checkAssertion(parameters, of: client)
+      try checkAssertion(parameters, of: client, postedTo: request.url)
       return client
     }
     if client.assertionKey != nil { throw invalidClient("the client authenticates with private_key_jwt only") }
@@ -45,8 +45,9 @@ extension TestProvider {
   }
 
   /// Checks a `private_key_jwt` assertion (RFC 7523 §3): the client's registered key, `iss` and `sub`
-  /// the client, `aud` the issuer identifier, unexpired, and a `jti` used once.
-  private func checkAssertion(_ parameters: FormParameters, of client: TestClient) throws {
+  /// the client, `aud` the issuer identifier (FAPI 2.0) or the URL of the endpoint it was posted to
+  /// (OpenID Connect Core §9), unexpired, and a `jti` used once.
+  private func checkAssertion(_ parameters: FormParameters, of client: TestClient, postedTo url: URL) throws {
     func invalidClient(_ description: String) -> OAuthFailure {
       OAuthFailure("invalid_client", description, status: 401)
     }
@@ -66,8 +67,8 @@ extension TestProvider {
     guard claims.issuer == client.id, claims.subject == client.id else {
       throw invalidClient("the client assertion's iss and sub must be the client_id")
     }
-    guard claims.audience == [issuerIdentifier] else {
-      throw invalidClient("the client assertion's aud must be the issuer identifier")
+    guard claims.audience == [issuerIdentifier] || claims.audience == [url.absoluteString] else {
+      throw invalidClient("the client assertion's aud must be the issuer identifier or the endpoint's URL")
     }
     guard let expiresAt = claims.expiresAt, expiresAt > clock.now else {
       throw invalidClient("the client assertion has expired or has no exp")

@@ -26,6 +26,9 @@ struct InteropEnvironment: Sendable {
   let rarType: String
   /// The resource glewlwyd issues tokens for.
   let resource: URL
+  /// The confidential client that authenticates with `private_key_jwt`, and its private JWK.
+  let clientPrivateKeyJWT: String
+  let clientJWK: JSONValue
   let username: String
   let password: String
   /// For flows without a browser; registered at glewlwyd, matched exactly.
@@ -92,6 +95,8 @@ struct InteropEnvironment: Sendable {
     clientRAR = try string("XID_IDP_CLIENT_ID_RAR")
     rarType = try string("XID_IDP_RAR_TYPE")
     resource = try url("XID_IDP_RESOURCE")
+    clientPrivateKeyJWT = try string("XID_IDP_CLIENT_ID_PKJWT")
+    clientJWK = try JSONValue(parsing: try string("XID_IDP_CLIENT_JWK"))
     username = try string("XID_IDP_USERNAME")
     password = try string("XID_IDP_PASSWORD")
     redirectUri = try url("XID_IDP_REDIRECT_URI")

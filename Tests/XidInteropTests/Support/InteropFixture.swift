@@ -23,7 +23,8 @@ struct InteropFixture {
 
   init(
     clientId: String? = nil, issuer: URL? = nil, redirectUri: URL? = nil, expiryLeeway: Duration = .seconds(60),
-    userAgent: (any AuthorizationUserAgent)? = nil, dpop: Bool = false, resources: [ProtectedResource] = []
+    userAgent: (any AuthorizationUserAgent)? = nil, dpop: Bool = false, resources: [ProtectedResource] = [],
+    clientAuthentication: ClientAuthentication = .none
   ) throws {
     let environment = try InteropEnvironment.require()
     self.environment = environment
@@ -44,6 +45,7 @@ struct InteropFixture {
       parts: SessionParts(transport: exchanges, userAgent: userAgent ?? user, logger: logger))
     configuration.usesDPoP = dpop
     configuration.identity.resources = resources
+    configuration.identity.clientAuthentication = clientAuthentication
     self.configuration = configuration
     xid = try Xid(configuration: configuration.storing(in: storage))
   }

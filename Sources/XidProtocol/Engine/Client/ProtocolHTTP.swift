@@ -65,7 +65,7 @@ struct ProtocolHTTP: Sendable {
       var parameters = parameters
       var headers: HTTPHeaders = [:]
       if let assertion = try configuration.identity.clientAuthentication.apply(
-        clientId: configuration.identity.clientId, issuer: configuration.identity.issuerIdentifier,
+        clientId: configuration.identity.clientId, issuer: configuration.identity.issuerIdentifier, endpoint: url,
         now: configuration.parts.clock.now, to: &parameters, headers: &headers)
       {
         assertions.append(assertion)
