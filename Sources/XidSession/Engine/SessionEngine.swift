@@ -533,7 +533,10 @@ public struct AuthorizedResponse: Sendable {
   init(_ response: HTTPResponse, record: borrowing TokenRecord, resource: ProtectedResource?) {
     self.response = response
     self.resource = resource?.identifier
-    authorizationDetails =
-      resource.map { record.resourceTokens[$0.parameter]?.authorizationDetails } ?? record.authorizationDetails
+    if let resource {
+      authorizationDetails = record.resourceTokens[resource.parameter]?.authorizationDetails
+    } else {
+      authorizationDetails = record.authorizationDetails
+    }
   }
 }
