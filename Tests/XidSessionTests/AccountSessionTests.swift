@@ -66,6 +66,34 @@ struct AccountSessionTests {
       logger: DiscardingLogger())
   }
 
+  /// A forced refresh of a resource's token (its server refused it) that waits for a refresh of
+  /// another token still refreshes its own: the other refresh left it as it was.
+  @Test func aForcedResourceRefreshWaitingForAnotherTokensRefreshStillRefreshes() async throws {
+    let resource = ProtectedResource(URL(string: "https://api.example/")!)
+    var record = Self.record()
+    record.resourceTokens[resource.parameter] = ResourceAccessToken(
+      accessToken: "at-api-refused", tokenType: "Bearer", expiresAt: Self.start.addingTimeInterval(3600), scopes: nil,
+      authorizationDetails: nil)
+    let storage = InMemoryTokenStorage()
+    try storage.save(key: Self.key, value: record.encoded())
+    let asked = Recorder<String>()
+    let session = AccountSession(
+      records: Self.records(storage), lock: nil, lockTimeout: .seconds(5), expiryLeeway: 60,
+      logger: DiscardingLogger(), clock: StandingClock(now: Self.start),
+      refresher: ClosureRefresher(forResources: { _, resource in
+        await asked.record(resource?.parameter ?? "own")
+        if resource == nil { try await Task.sleep(for: .milliseconds(200)) }
+        let name = resource == nil ? "at-own" : "at-api-new"
+        return RefreshedTokens(accessToken: name, tokenType: "Bearer", expiresIn: 3600, refreshToken: nil)
+      }))
+    async let own = session.validRecord(force: false)
+    try await Task.sleep(for: .milliseconds(50))
+    let forced = try await session.validRecord(force: true, resource: resource)
+    #expect(forced.resourceTokens[resource.parameter]?.accessToken == "at-api-new")
+    #expect(try await own.accessToken == "at-own")
+    #expect(await asked.values == ["own", resource.parameter])
+  }
+
   @Test func concurrentCallersShareOneRefresh() async throws {
     let storage = InMemoryTokenStorage()
     try storage.save(key: Self.key, value: Self.record().encoded())

@@ -155,7 +155,6 @@ actor AccountSession {
   /// whichever token: a caller that needs another token than the one being refreshed waits for that
   /// refresh (which may rotate the refresh token) and then refreshes its own.
   func validRecord(force: Bool, resource: ProtectedResource? = nil) async throws -> TokenRecord {
-    var force = force
     while true {
       guard let current = try record() else {
         throw XidError(.signInRequired, "no user is signed in for this account; call signIn()")
@@ -166,9 +165,9 @@ actor AccountSession {
       }
       if let inFlight {
         if inFlight.resource == resource?.parameter { return try await inFlight.task.value }
-        // Another token's refresh: its outcome (a rotated refresh token, a sign-out) is read afresh.
+        // Another token's refresh: its outcome (a rotated refresh token, a sign-out) is read afresh,
+        // and this token, which it left as it was, is still refreshed when forced.
         _ = await inFlight.task.result
-        force = false
         continue
       }
       let canceller = AccountCanceller()
