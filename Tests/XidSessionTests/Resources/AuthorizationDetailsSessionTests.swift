@@ -111,6 +111,18 @@ struct AuthorizationDetailsSessionTests {
     #expect(try harness.storedRecord() == nil)
   }
 
+  @Test func aDeviceSignInRefusesDetailsItNeverAskedFor() async throws {
+    let (harness, _) = try Self.harness()
+    try await harness.provider.misbehave(.unrequestedAuthorizationDetails, .once)
+    let provider = harness.provider
+    let error = await expectXidError(.invalidTokenResponse) {
+      try await harness.xid.signInWithDeviceCode { await provider.completeDeviceAuthorization(userCode: $0.userCode) }
+    }
+    #expect(error?.reason.contains("did not ask for") == true)
+    #expect(try harness.storedRecord() == nil)
+    #expect(await provider.counters.revocations == 2)
+  }
+
   @Test func aRefreshCannotWidenTheGrantedDetails() async throws {
     let (harness, _) = try Self.harness()
     var options = SignInOptions()

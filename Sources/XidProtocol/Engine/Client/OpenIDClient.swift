@@ -265,16 +265,7 @@ public actor OpenIDClient {
     }
     let validated: IDToken
     do {
-      if let granted = tokens.authorizationDetails {
-        let unrequested = AuthorizationDetail.unrequestedTypes(
-          in: granted, asked: pending.authorizationDetailTypes ?? [])
-        if !unrequested.isEmpty {
-          throw XidError(
-            .invalidTokenResponse,
-            "the provider granted authorization_details of type \(unrequested.map { "\"\(SafeText.short($0, limit: 64))\"" }.joined(separator: ", ")), which the sign-in did not ask for (RFC 9396 §7)"
-          )
-        }
-      }
+      try Self.checkGrantedDetails(tokens, asked: pending.authorizationDetailTypes ?? [])
       validated = try await validateIDToken(
         idToken, purpose: .authentication(nonce: pending.nonce, maxAge: pending.maxAge),
         accessToken: tokens.accessToken, authorizationCode: response.code)
@@ -290,6 +281,21 @@ public actor OpenIDClient {
         httpStatus: error.httpStatus, oauthError: error.oauthError)
     }
     return AuthenticationResult(tokens: tokens, idToken: validated, pending: pending)
+  }
+
+  /// Refuses a token response whose `authorization_details` (RFC 9396 §7) have a type outside
+  /// `asked`, the types the request asked for.
+  ///
+  /// - Throws: ``XidError/Code/invalidTokenResponse``, naming the types.
+  private static func checkGrantedDetails(_ tokens: TokenResponse, asked: [String]) throws {
+    guard let granted = tokens.authorizationDetails else { return }
+    let unrequested = AuthorizationDetail.unrequestedTypes(in: granted, asked: asked)
+    guard unrequested.isEmpty else {
+      let names = unrequested.map { "\"\(SafeText.short($0, limit: 64))\"" }.joined(separator: ", ")
+      throw XidError(
+        .invalidTokenResponse,
+        "the provider granted authorization_details of type \(names), which the sign-in did not ask for (RFC 9396 §7)")
+    }
   }
 
   // MARK: - Refresh
@@ -551,9 +557,18 @@ public actor OpenIDClient {
     async throws -> TokenResult
   {
     let metadata = try await metadata()
+    let dpop = try signer(dpopKey, metadata: metadata, required: true)
     let tokens = try await DeviceFlow.poll(
-      authorization, configuration: configuration, metadata: metadata, http: http, clock: clock,
-      dpop: signer(dpopKey, metadata: metadata, required: true))
+      authorization, configuration: configuration, metadata: metadata, http: http, clock: clock, dpop: dpop)
+    do {
+      // A device sign-in asks for no authorization details.
+      try Self.checkGrantedDetails(tokens, asked: [])
+    } catch let error as XidError {
+      let outcome = await TokenBinding.revoke(
+        accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, dpop: dpop, configuration: configuration,
+        metadata: metadata, http: http)
+      throw XidError(error.code, error.reason + "; " + outcome.clause(about: "the sign-in's tokens"))
+    }
     guard let idToken = tokens.idToken else { return TokenResult(tokens: tokens, idToken: nil) }
     let validated = try await validateIDToken(idToken, purpose: .withoutNonce, accessToken: tokens.accessToken)
     return TokenResult(tokens: tokens, idToken: validated)
