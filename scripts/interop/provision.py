@@ -2,8 +2,10 @@
 """Provision the glewlwyd started by start.sh through its admin REST API (Python standard library only).
 
 Idempotent (every object is created or replaced): the OIDC plugin "oidc" with the ES256 + RS256 signing
-keys, the public clients xid-es256, xid-rs256 and xid-dpop, the user alice with consent granted to all
-three, then the env files the tests read. Env: XID_IDP_BASE, XID_IDP_DATA_DIR, XID_IDP_EXTRA_REDIRECT_URIS,
+keys, the public clients xid-es256, xid-rs256, xid-dpop and xid-rar (one RAR type and one resource,
+RFC 9396 and RFC 8707), the confidential client xid-pkjwt (private_key_jwt with a key made here), the
+user alice with consent granted to all of them (and to xid-rar's RAR type), then the env files the
+tests read. Env: XID_IDP_BASE, XID_IDP_DATA_DIR, XID_IDP_EXTRA_REDIRECT_URIS,
 XID_IDP_EXTRA_POST_LOGOUT_URIS, XID_IDP_SHORT_ACCESS_TOKEN_DURATION.
 
 A second instance of the plugin, "oidc-short" (issuer $BASE/api/oidc-short), is the same provider with
