@@ -67,8 +67,9 @@ struct LoopbackConnectionChurnTests {
           try connection.send(rawRequest(port: port))
           let reply = RawResponse(bytes: try connection.receiveAll())
           guard reply.status == 200 else { return ([Int32](), [Int32]()) }
-          // Still open on this side: the server's socket has not hung up yet.
-          let serverSides = ProcessDescriptors.sockets(withPeerPort: connection.localPort)
+          // Still open on this side: the server's socket has not hung up yet. It is the one socket
+          // of the server's port whose peer is this connection (other tests' sockets run beside).
+          let serverSides = ProcessDescriptors.sockets(withPeerPort: connection.localPort, localPort: port)
           let watched = ProcessDescriptors.watchedByEpoll
           return (serverSides, serverSides.filter { watched.contains($0) })
         }

@@ -10,18 +10,29 @@
       return names.compactMap { Int32($0) }.sorted()
     }
 
-    /// The TCP sockets of this process whose peer is `127.0.0.1:port`.
-    static func sockets(withPeerPort port: UInt16) -> [Int32] {
+    /// The TCP sockets of this process whose peer is `127.0.0.1:port` (and whose own address is
+    /// `127.0.0.1:localPort`, when given).
+    static func sockets(withPeerPort port: UInt16, localPort: UInt16? = nil) -> [Int32] {
       all.filter { descriptor in
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let result = withUnsafeMutablePointer(to: &address) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
-        }
-        return result == 0 && address.sin_family == sa_family_t(AF_INET)
-          && UInt16(bigEndian: address.sin_port) == port
-          && address.sin_addr.s_addr == UInt32(0x7F00_0001).bigEndian
+        loopbackPort(of: descriptor, getpeername) == port
+          && (localPort == nil || loopbackPort(of: descriptor, getsockname) == localPort)
       }
+    }
+
+    /// The port of `descriptor`'s 127.0.0.1 address that `read` (`getpeername`, `getsockname`)
+    /// gives, if it has one.
+    private static func loopbackPort(
+      of descriptor: Int32, _ read: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+    ) -> UInt16? {
+      var address = sockaddr_in()
+      var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+      let result = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { read(descriptor, $0, &length) }
+      }
+      guard result == 0, address.sin_family == sa_family_t(AF_INET),
+        address.sin_addr.s_addr == UInt32(0x7F00_0001).bigEndian
+      else { return nil }
+      return UInt16(bigEndian: address.sin_port)
     }
 
     /// Every descriptor that an epoll instance of this process watches: libdispatch's among them,
