@@ -37,7 +37,8 @@ extension GlewlwydInterop {
       // Kept across a refresh and a relaunch.
       _ = try await fixture.xid.getAccessToken(forceRefresh: true)
       #expect(try await fixture.relaunched().getSession()?.authorizationDetails?.map(\.type) == [environment.rarType])
-      fixture.expectNoSecretsLogged(try [fixture.stored("access_token"), fixture.stored("refresh_token")].compactMap { $0 })
+      let secrets = try [fixture.stored("access_token"), fixture.stored("refresh_token")].compactMap { $0 }
+      fixture.expectNoSecretsLogged(secrets)
     }
 
     @Test func aDetailGlewlwydDoesNotAllowFailsTheSignInAndStoresNothing() async throws {

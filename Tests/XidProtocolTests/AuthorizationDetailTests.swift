@@ -17,6 +17,7 @@ struct AuthorizationDetailTests {
     #expect(detail.datatypes == nil)
     #expect(detail.fields.keys.sorted() == ["instructedAmount"])
     #expect(detail.description == "AuthorizationDetail(type: payment_initiation)")
+    #expect(Mirror(reflecting: detail).children.map(\.label) == ["type"], "dump shows the type only")
     let parameter = AuthorizationDetail.parameter([detail])
     #expect(try AuthorizationDetail.array(parsing: parameter) == [detail])
   }

@@ -165,12 +165,8 @@ struct LoginCommand {
     guard let option else { return [] }
     guard option.hasPrefix("@") else { return try AuthorizationDetail.array(parsing: option) }
     let path = String(option.dropFirst())
-    let text: String
-    do {
-      text = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
-    } catch {
-      throw CommandFailure(
-        .failure, "cannot read the authorization details from \(path): \(error.localizedDescription)")
+    guard let text = String(data: try ArgumentFile.read(path, as: "the authorization details"), encoding: .utf8) else {
+      throw CommandFailure(.failure, "cannot read the authorization details from \(path): it is not UTF-8 text")
     }
     return try AuthorizationDetail.array(parsing: text)
   }

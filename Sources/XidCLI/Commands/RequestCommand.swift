@@ -37,10 +37,6 @@ enum RequestCommand {
     guard data.hasPrefix("@") else { return Data(data.utf8) }
     let path = String(data.dropFirst())
     if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-    do {
-      return try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw CommandFailure(.failure, "cannot read the body from \(path): \(error.localizedDescription)")
-    }
+    return try ArgumentFile.read(path, as: "the body")
   }
 }

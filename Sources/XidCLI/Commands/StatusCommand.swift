@@ -53,8 +53,7 @@ enum StatusCommand {
 
   /// The distinct types of `details`, in order, separated by commas.
   private static func types(of details: [AuthorizationDetail]) -> String {
-    var seen = Set<String>()
-    return details.map(\.type).filter { seen.insert($0).inserted }.joined(separator: ", ")
+    AuthorizationDetail.types(of: details).joined(separator: ", ")
   }
 
   private static func print(_ rows: [(String, String)], _ console: Console) {

@@ -1,8 +1,9 @@
 import Foundation
 
 /// An access token for one resource (RFC 8707), issued from the session's refresh token and kept in
-/// its ``TokenRecord`` beside the session's own access token.
-struct ResourceAccessToken: Sendable, Hashable {
+/// its ``TokenRecord`` beside the session's own access token. Its `description` and mirror never show
+/// the token.
+struct ResourceAccessToken: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
   var accessToken: String
   var tokenType: String
   var expiresAt: Date?
@@ -10,6 +11,16 @@ struct ResourceAccessToken: Sendable, Hashable {
   var scopes: [String]?
   /// The `authorization_details` granted with this token (RFC 9396 §7), when the provider stated any.
   var authorizationDetails: [AuthorizationDetail]?
+
+  /// `ResourceAccessToken(type: …, expiresAt: …)`; never the token.
+  var description: String {
+    "ResourceAccessToken(type: \(tokenType), expiresAt: \(expiresAt.map { "\($0)" } ?? "none"))"
+  }
+
+  /// The fields that are not secret, so that `dump` does not show the token.
+  var customMirror: Mirror {
+    Mirror(self, children: ["tokenType": tokenType, "expiresAt": expiresAt as Any, "scopes": scopes as Any])
+  }
 
   /// Whether the token can still be used at `now`, treating it as expired `leeway` early.
   func isUsable(at now: Date, leeway: TimeInterval) -> Bool {

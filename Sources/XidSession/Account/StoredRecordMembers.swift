@@ -9,8 +9,6 @@ struct StoredRecordMembers {
   let members: [String: JSONValue]
   /// What the record is, for messages: "token record", "family record".
   let kind: String
-  /// The record's format number.
-  let format: Int64
 
   /// Reads `text` as a record of `kind` in `format`.
   ///
@@ -20,7 +18,7 @@ struct StoredRecordMembers {
     try self.init(decoding: text, kind: kind, formats: format...format, writers: writers)
   }
 
-  /// Reads `text` as a record of `kind` in one of `formats`; ``format`` says which.
+  /// Reads `text` as a record of `kind` in one of `formats`.
   init(decoding text: String, kind: String, formats: ClosedRange<Int64>, writers: String) throws {
     guard let members = (try? JSONValue(parsing: text))?.objectValue else {
       throw XidError(.corruptRecord, "the stored \(kind) is not a JSON object")
@@ -38,7 +36,6 @@ struct StoredRecordMembers {
     }
     self.members = members
     self.kind = kind
-    self.format = stored
   }
 
   /// The string member `name`, which the record must have.

@@ -46,6 +46,10 @@ struct TokenRecordFormatTests {
     let decoded = try TokenRecord(decoding: record.encoded())
     #expect(decoded == record)
     #expect(!record.description.contains("at-api"))
+    let token = try #require(record.resourceTokens["https://api.example/"])
+    #expect(
+      !"\(token)".contains("at-api")
+        && !String(describing: Mirror(reflecting: token).children.map(\.value)).contains("at-api"))
     #expect(record.description.contains("resources: [\"https://api.example/\"]"))
   }
 

@@ -16,7 +16,7 @@ import Foundation
 ///
 /// The details the provider granted come back in the token response and stay with the session
 /// (``TokenResponse/authorizationDetails``).
-public struct AuthorizationDetail: Sendable, Hashable, CustomStringConvertible {
+public struct AuthorizationDetail: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
   /// `type`: which kind of authorization this is, and so which fields it has.
   public let type: String
   /// Every member, `type` and the common fields included, as sent or received.
@@ -34,8 +34,7 @@ public struct AuthorizationDetail: Sendable, Hashable, CustomStringConvertible {
     type: String, locations: [URL]? = nil, actions: [String]? = nil, datatypes: [String]? = nil,
     identifier: String? = nil, privileges: [String]? = nil, fields: [String: JSONValue] = [:]
   ) throws {
-    let common = Set(["type", "locations", "actions", "datatypes", "identifier", "privileges"])
-    if let clash = fields.keys.filter(common.contains).sorted().first {
+    if let clash = fields.keys.filter(Self.commonMembers.contains).sorted().first {
       throw XidError(
         .invalidConfiguration,
         "an authorization detail's fields may not set \"\(clash)\"; pass it as the initializer's parameter")
@@ -102,15 +101,21 @@ public struct AuthorizationDetail: Sendable, Hashable, CustomStringConvertible {
   /// `privileges`: the level of access asked for.
   public var privileges: [String]? { strings("privileges") }
   /// The members of the type's own, beside `type` and the common fields.
-  public var fields: [String: JSONValue] {
-    json.filter { !["type", "locations", "actions", "datatypes", "identifier", "privileges"].contains($0.key) }
-  }
+  public var fields: [String: JSONValue] { json.filter { !Self.commonMembers.contains($0.key) } }
+
+  /// `type` and the fields RFC 9396 §2.2 defines for every type.
+  private static let commonMembers: Set<String> = [
+    "type", "locations", "actions", "datatypes", "identifier", "privileges",
+  ]
 
   private func strings(_ name: String) -> [String]? { json[name]?.arrayValue?.compactMap(\.stringValue) }
 
   /// `AuthorizationDetail(type: …)`: only the type, since the fields may describe a payment or a
   /// patient's record.
   public var description: String { "AuthorizationDetail(type: \(SafeText.short(type, limit: 64)))" }
+
+  /// The type only, as ``description``, so that `dump` does not show the fields either.
+  public var customMirror: Mirror { Mirror(self, children: ["type": type]) }
 }
 
 extension AuthorizationDetail {
