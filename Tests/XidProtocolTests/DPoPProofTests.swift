@@ -36,6 +36,34 @@ struct DPoPProofTests {
     #expect(claims["nonce"] == "n-1")
   }
 
+  /// The claims are written byte by byte (a proof is made for every request): their JSON is pinned
+  /// whole, in its order and spacing, with a URL whose empty path becomes `/` and values that need
+  /// escaping.
+  @Test(
+    arguments: [
+      (
+        "https://API.example.com:8443/v1/a%20b?page=2#top", "GET", "tok-1", "n-1",
+        #","htm":"GET","htu":"https://API.example.com:8443/v1/a%20b","iat":1700000123,"ath":"\#(DPoPProof.accessTokenHash("tok-1"))","nonce":"n-1"}"#
+      ),
+      ("https://rs.example?x=1", "POST", nil, nil, #","htm":"POST","htu":"https://rs.example/","iat":1700000123}"#),
+      (
+        "http://127.0.0.1:4593/token", "POST", nil, "q\"b\\",
+        #","htm":"POST","htu":"http://127.0.0.1:4593/token","iat":1700000123,"nonce":"q\"b\\"}"#
+      ),
+    ] as [(String, String, String?, String?, String)])
+  func theClaimsAreExactlyTheJSONOfTheirValues(
+    url: String, method: String, accessToken: String?, nonce: String?, afterJTI: String
+  ) throws {
+    let proof = try DPoPProof.make(
+      key: Self.key(), method: method, url: URL(string: url)!, accessToken: accessToken, nonce: nonce,
+      issuedAt: Date(timeIntervalSince1970: 1_700_000_123.9))
+    let payload = String(decoding: try CompactJWS(parsing: proof).payload, as: UTF8.self)
+    #expect(payload.hasPrefix(#"{"jti":""#))
+    let jti = payload.dropFirst(8).prefix(22)
+    #expect(try Base64URL.decode(jti).count == 16)
+    #expect(payload.dropFirst(8 + 22) == "\"" + afterJTI)
+  }
+
   /// glewlwyd refuses a proof whose `iat` is ahead of its clock, which it reads with `time()`: the
   /// kernel's coarse clock, a few milliseconds behind the one `Date()` reads. A proof made just after
   /// a second began was refused as issued in the future about once in a hundred.

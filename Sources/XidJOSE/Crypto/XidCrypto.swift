@@ -8,11 +8,22 @@ public enum XidCrypto {
   }
 
   /// The SHA-256 digest of `bytes`.
+  @inlinable
   public static func sha256(_ bytes: some Sequence<UInt8>) -> [UInt8] {
-    if let digest = bytes.withContiguousStorageIfAvailable({ PlatformPrimitives.sha256(UnsafeRawBufferPointer($0)) }) {
+    // Inlined, so that a caller's contiguous bytes reach the digest without generic dispatch.
+    if let digest = bytes.withContiguousStorageIfAvailable({ sha256(contiguous: UnsafeRawBufferPointer($0)) }) {
       return digest
     }
-    return Array(bytes).withUnsafeBytes { PlatformPrimitives.sha256($0) }
+    return Array(bytes).withUnsafeBytes { sha256(contiguous: $0) }
+  }
+
+  @usableFromInline
+  static func sha256(contiguous bytes: UnsafeRawBufferPointer) -> [UInt8] { PlatformPrimitives.sha256(bytes) }
+
+  /// The SHA-256 digest of `bytes` into the 32 bytes at `digest`, for callers that hash on every
+  /// request and keep the digest on the stack.
+  package static func sha256(_ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
+    PlatformPrimitives.sha256(bytes, into: digest)
   }
 
   /// `count` bytes from the platform's cryptographically secure random generator.

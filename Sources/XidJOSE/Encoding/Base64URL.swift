@@ -27,20 +27,26 @@ public enum Base64URL {
   }()
 
   /// Encodes bytes as base64url without padding.
+  @inlinable
   public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-    let input = Array(bytes)
-    return input.withUnsafeBufferPointer { input in
-      String(unsafeUninitializedCapacity: encodedCount(input.count)) { encode(input, into: $0) }
-    }
+    // Inlined, so that a caller's contiguous bytes are encoded where they are, with no copy.
+    if let text = bytes.withContiguousStorageIfAvailable({ encode(contiguous: $0) }) { return text }
+    return Array(bytes).withUnsafeBufferPointer { encode(contiguous: $0) }
+  }
+
+  /// Encodes the bytes of a buffer as base64url without padding.
+  @usableFromInline
+  static func encode(contiguous input: UnsafeBufferPointer<UInt8>) -> String {
+    String(unsafeUninitializedCapacity: encodedCount(input.count)) { encode(input, into: $0) }
   }
 
   /// Appends the base64url of `bytes` to `output`, for callers that assemble a JWS in one buffer.
   package static func append(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-    let start = output.count
-    let count = encodedCount(bytes.count)
-    output.append(contentsOf: repeatElement(0, count: count))
-    output.withUnsafeMutableBufferPointer { buffer in
-      _ = encode(bytes, into: UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + count)]))
+    // Encoded on the stack, then appended as one copy (growing the array by repeated zeros first
+    // cost more than the encoding).
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: encodedCount(bytes.count)) { buffer in
+      let count = encode(bytes, into: buffer)
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
     }
   }
 

@@ -42,29 +42,74 @@ public final class DPoPNonceCache: Sendable {
   /// Read from the URL's text (a proof is made for every request, and asking `URL` for its parts
   /// parses it again each time): `scheme://[userinfo@]host[:port]` up to the path, query or fragment.
   static func origin(of url: URL) -> String {
-    let text = url.absoluteString.utf8
-    guard let colon = text.firstIndex(of: UInt8(ascii: ":")),
-      text[colon...].starts(with: "://".utf8)
-    else { return "\(url.scheme?.lowercased() ?? ""):" }
-    let scheme = String(text[..<colon])!.lowercased()
-    let afterSlashes = text.index(colon, offsetBy: 3)
-    let end = text[afterSlashes...].firstIndex {
-      $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-    }
-    var authority = text[afterSlashes..<(end ?? text.endIndex)]
-    if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
-    // The port follows the last colon, unless that colon is inside an IPv6 literal's brackets.
-    var host = authority
-    var port: Substring.UTF8View.SubSequence?
-    if let last = authority.lastIndex(of: UInt8(ascii: ":")),
-      authority.lastIndex(of: UInt8(ascii: "]")).map({ $0 < last }) ?? true
+    var text = url.absoluteString
+    return text.withUTF8(origin(ofAbsolute:)) ?? "\(url.scheme?.lowercased() ?? ""):"
+  }
+
+  /// The origin of the URL whose text is `bytes`, or `nil` when it has no authority (`scheme:` with
+  /// no `//`).
+  private static func origin(ofAbsolute bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= bytes.count,
+      bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+    else { return nil }
+    let authorityStart = colon + 3
+    var end = authorityStart
+    while end < bytes.count, bytes[end] != UInt8(ascii: "/"), bytes[end] != UInt8(ascii: "?"),
+      bytes[end] != UInt8(ascii: "#")
     {
-      host = authority[..<last]
-      port = authority[authority.index(after: last)...]
+      end += 1
     }
-    let number =
-      port.flatMap { $0.isEmpty ? nil : Int(String($0)!) } ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
-    return "\(scheme)://\(String(host)!.lowercased()):\(number)"
+    let authority = bytes[authorityStart..<end]
+    let hostStart = authority.lastIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? authorityStart
+    // The port follows the last colon, unless that colon is inside an IPv6 literal's brackets.
+    var hostEnd = end
+    var port: Int?
+    let hostAndPort = bytes[hostStart..<end]
+    if let last = hostAndPort.lastIndex(of: UInt8(ascii: ":")),
+      hostAndPort.lastIndex(of: UInt8(ascii: "]")).map({ $0 < last }) ?? true
+    {
+      hostEnd = last
+      if last + 1 < end {
+        port = Int(String(decoding: UnsafeBufferPointer(rebasing: bytes[(last + 1)..<end]), as: UTF8.self))
+      }
+    }
+    let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
+    let host = UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd])
+    guard (scheme.allSatisfy { $0 < 0x80 } && host.allSatisfy { $0 < 0x80 }) else {
+      // Not in a URL's text, whose hosts are punycode or percent-encoded; lower-cased as a string.
+      let scheme = String(decoding: scheme, as: UTF8.self).lowercased()
+      let number = port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
+      return scheme + "://" + String(decoding: host, as: UTF8.self).lowercased() + ":" + String(number)
+    }
+    let number = port ?? (Self.lowercasedEquals(scheme, "https") ? 443 : Self.lowercasedEquals(scheme, "http") ? 80 : 0)
+    var digits = String(number)
+    // One string, written in place: the scheme and host lower-cased byte by byte.
+    return digits.withUTF8 { digits in
+      String(unsafeUninitializedCapacity: scheme.count + 3 + host.count + 1 + digits.count) { output in
+        var index = 0
+        func write(_ byte: UInt8) {
+          output[index] = byte
+          index += 1
+        }
+        for byte in scheme { write(Self.lowercased(byte)) }
+        for byte in "://".utf8 { write(byte) }
+        for byte in host { write(Self.lowercased(byte)) }
+        write(UInt8(ascii: ":"))
+        for byte in digits { write(byte) }
+        return index
+      }
+    }
+  }
+
+  /// An ASCII letter in lower case; any other byte as it is.
+  private static func lowercased(_ byte: UInt8) -> UInt8 {
+    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+  }
+
+  /// Whether the ASCII `bytes` are `lowercase` but for the case of their letters.
+  private static func lowercasedEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+    bytes.count == lowercase.utf8CodeUnitCount
+      && bytes.indices.allSatisfy { lowercased(bytes[$0]) == lowercase.utf8Start[$0] }
   }
 
   /// The latest nonce of `url`'s origin, or `nil` when it never gave one.

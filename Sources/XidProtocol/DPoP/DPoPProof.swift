@@ -74,38 +74,61 @@ public enum DPoPProof {
   /// bytes.
   public static func targetURI(of url: URL) -> String {
     var text = url.absoluteString
-    // One pass over the bytes (a proof is made for every request): where the query or fragment
-    // starts, and whether the path is empty (`scheme://authority` with no `/` after the authority).
-    let (end, emptyPath) = text.withUTF8 { bytes -> (Int, Bool) in
-      var end = bytes.count
-      var colon: Int?
-      var slashes = 0
-      for index in bytes.indices {
-        let byte = bytes[index]
-        if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-          end = index
-          break
-        }
-        if colon == nil {
-          if byte == UInt8(ascii: ":") { colon = index }
-        } else if byte == UInt8(ascii: "/") {
-          slashes += 1
-        }
-      }
-      // The authority follows "//"; a path starts with a third "/".
-      guard let colon, end - colon >= 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
-      else { return (end, false) }
-      return (end, slashes == 2)
-    }
+    let (end, emptyPath) = text.withUTF8(targetExtent)
     guard end < text.utf8.count || emptyPath else { return text }
     let target = String(text.utf8.prefix(end))!
     return emptyPath ? target + "/" : target
   }
 
+  /// Where the `htu` of the URL whose absolute string is `bytes` ends (where its query or fragment
+  /// starts), and whether its path is empty (`scheme://authority` with no `/` after the authority),
+  /// found in one pass: a proof is made for every request.
+  private static func targetExtent(_ bytes: UnsafeBufferPointer<UInt8>) -> (end: Int, emptyPath: Bool) {
+    var end = bytes.count
+    var colon: Int?
+    var slashes = 0
+    for index in bytes.indices {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+        end = index
+        break
+      }
+      if colon == nil {
+        if byte == UInt8(ascii: ":") { colon = index }
+      } else if byte == UInt8(ascii: "/") {
+        slashes += 1
+      }
+    }
+    // The authority follows "//"; a path starts with a third "/".
+    guard let colon, end - colon >= 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+    else { return (end, false) }
+    return (end, slashes == 2)
+  }
+
+  /// Appends the `htu` of `url` (see ``targetURI(of:)``) to a proof's claims as a JSON string,
+  /// straight from the URL's bytes.
+  private static func appendTargetURI(of url: URL, to json: inout [UInt8]) {
+    var text = url.absoluteString
+    text.withUTF8 { bytes in
+      let (end, emptyPath) = targetExtent(bytes)
+      let target = UnsafeBufferPointer(rebasing: bytes[..<end])
+      if !emptyPath && isPlainJSONString(target) {
+        appendQuoted(target, to: &json)
+        return
+      }
+      appendJSONString(String(decoding: target, as: UTF8.self) + (emptyPath ? "/" : ""), to: &json)
+    }
+  }
+
   /// The `ath` for `accessToken`: the base64url SHA-256 of its ASCII bytes.
   public static func accessTokenHash(_ accessToken: String) -> String {
     var token = accessToken  // native and contiguous: withUTF8 copies nothing
-    return Base64URL.encode(token.withUTF8 { XidCrypto.sha256($0) })
+    return token.withUTF8 { utf8 in
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+        XidCrypto.sha256(UnsafeRawBufferPointer(utf8), into: digest.baseAddress!)
+        return Base64URL.encode(UnsafeBufferPointer(digest))
+      }
+    }
   }
 
   // MARK: - Assembly
@@ -144,27 +167,28 @@ public enum DPoPProof {
   ) throws -> String {
     var claims = [UInt8]()
     claims.reserveCapacity(256 + (nonce?.utf8.count ?? 0))
-    claims.append(contentsOf: #"{"jti":""#.utf8)
+    appendASCII(#"{"jti":""#, to: &claims)
     try DPoPJTI.append(to: &claims)
-    claims.append(contentsOf: #"","htm":"#.utf8)
+    appendASCII(#"","htm":"#, to: &claims)
     appendJSONString(method, to: &claims)
-    claims.append(contentsOf: #","htu":"#.utf8)
-    appendJSONString(targetURI(of: url), to: &claims)
-    claims.append(contentsOf: #","iat":"#.utf8)
-    claims.append(contentsOf: String(Int64(issuedAt.timeIntervalSince1970.rounded(.down))).utf8)
+    appendASCII(#","htu":"#, to: &claims)
+    appendTargetURI(of: url, to: &claims)
+    appendASCII(#","iat":"#, to: &claims)
+    appendASCII(String(Int64(issuedAt.timeIntervalSince1970.rounded(.down))), to: &claims)
     if let accessTokenHash {
-      claims.append(contentsOf: #","ath":""#.utf8)
-      claims.append(contentsOf: accessTokenHash.utf8)
-      claims.append(UInt8(ascii: "\""))
+      appendASCII(#","ath":"#, to: &claims)
+      appendJSONString(accessTokenHash, to: &claims)
     }
     if let nonce {
-      claims.append(contentsOf: #","nonce":"#.utf8)
+      appendASCII(#","nonce":"#, to: &claims)
       appendJSONString(nonce, to: &claims)
     }
     claims.append(UInt8(ascii: "}"))
+    // The signing input, with room for the rest: a dot and the 86 characters of an ES256
+    // signature (more for a key that signs longer, which then grows the buffer once).
     var jws = [UInt8]()
     jws.reserveCapacity(encodedHeader.utf8.count + claims.count * 4 / 3 + 92)
-    jws.append(contentsOf: encodedHeader.utf8)
+    appendASCII(encodedHeader, to: &jws)
     jws.append(UInt8(ascii: "."))
     claims.withUnsafeBufferPointer { Base64URL.append($0, to: &jws) }
     let signature = try sign(jws)
@@ -173,15 +197,37 @@ public enum DPoPProof {
     return String(decoding: jws, as: UTF8.self)
   }
 
+  /// Appends the UTF-8 of `text`, which needs no escaping where it goes (a literal, a number, a
+  /// base64url header), as one copy of its bytes.
+  private static func appendASCII(_ text: String, to json: inout [UInt8]) {
+    var text = text  // native and contiguous (or small): withUTF8 copies nothing on the heap
+    text.withUTF8 { json.append(contentsOf: $0) }
+  }
+
+  /// Appends `bytes` between quotes.
+  private static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to json: inout [UInt8]) {
+    json.append(UInt8(ascii: "\""))
+    json.append(contentsOf: bytes)
+    json.append(UInt8(ascii: "\""))
+  }
+
+  /// Whether `bytes` stand as they are between quotes in JSON: no control character, quote or
+  /// backslash (and no DEL, which Xid's serializer escapes too).
+  private static func isPlainJSONString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return false }
+    return true
+  }
+
   /// Appends `text` as a JSON string: as it is between quotes when it has nothing to escape (the
   /// usual case: base64url, methods, URLs), through ``JSONValue`` otherwise.
   private static func appendJSONString(_ text: String, to json: inout [UInt8]) {
-    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x7F }) {
-      json.append(UInt8(ascii: "\""))
-      json.append(contentsOf: text.utf8)
-      json.append(UInt8(ascii: "\""))
-    } else {
-      json.append(contentsOf: JSONValue.string(text).serialized().utf8)
+    var text = text
+    let plain = text.withUTF8 { bytes in
+      guard isPlainJSONString(bytes) else { return false }
+      appendQuoted(bytes, to: &json)
+      return true
     }
+    if !plain { appendASCII(JSONValue.string(text).serialized(), to: &json) }
   }
+
 }

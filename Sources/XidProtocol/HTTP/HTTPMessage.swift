@@ -30,6 +30,18 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
   /// Adds a field, keeping any others of the same name.
   public mutating func append(name: String, value: String) { fields.append((name, value)) }
 
+  /// Sets several fields at once, each replacing the fields of its name: one new list of fields
+  /// rather than one per field (a DPoP request sets two on every send).
+  package mutating func replace(with newFields: [(name: String, value: String)]) {
+    var kept: [(name: String, value: String)] = []
+    kept.reserveCapacity(fields.count + newFields.count)
+    for field in fields where !newFields.contains(where: { $0.name.equalsIgnoringASCIICase(field.name) }) {
+      kept.append(field)
+    }
+    kept.append(contentsOf: newFields)
+    fields = kept
+  }
+
   /// Iterates over the fields in order.
   public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
 

@@ -8,6 +8,12 @@
       SHA256.hash(data: bytes).withUnsafeBytes { Array($0) }
     }
 
+    static func sha256(_ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
+      SHA256.hash(data: bytes).withUnsafeBytes { hash in
+        digest.update(from: hash.bindMemory(to: UInt8.self).baseAddress!, count: 32)
+      }
+    }
+
     static func sha512(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
       SHA512.hash(data: bytes).withUnsafeBytes { Array($0) }
     }

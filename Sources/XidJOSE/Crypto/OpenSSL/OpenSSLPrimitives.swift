@@ -10,6 +10,10 @@
       }
     }
 
+    static func sha256(_ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>) {
+      OpenSSL.sha256(bytes, into: digest)
+    }
+
     static func sha512(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
       [UInt8](unsafeUninitializedCapacity: 64) { digest, count in
         OpenSSL.digest(OpenSSL.sha512, bytes, into: digest.baseAddress!, length: 64)

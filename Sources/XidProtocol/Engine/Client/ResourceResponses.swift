@@ -38,8 +38,7 @@ extension HTTPRequest {
   /// The request with a DPoP-bound access token and its proof (RFC 9449 §7.1).
   package func authorized(with token: String, dpopProof proof: String) -> HTTPRequest {
     var request = self
-    request.headers["Authorization"] = "DPoP " + token
-    request.headers["DPoP"] = proof
+    request.headers.replace(with: [("Authorization", "DPoP " + token), ("DPoP", proof)])
     return request
   }
 }
