@@ -45,53 +45,46 @@
 
     /// The digest `md` of `bytes` into a buffer of `length` bytes, the digest's size.
     ///
-    /// With a digest context a finished digest left behind (``DigestContexts``): `EVP_Digest` makes
-    /// and frees one per call, which cost a fifth of hashing a 1 KB token's signing input.
+    /// With the calling thread's digest context (``DigestContext``): `EVP_Digest` makes and frees one
+    /// per call, which cost a fifth of hashing a 1 KB token's signing input.
     static func digest(
       _ md: OpaquePointer, _ bytes: UnsafeRawBufferPointer, into digest: UnsafeMutablePointer<UInt8>, length: Int
     ) {
-      let context = DigestContexts.shared.take()
       var written: UInt32 = 0
-      guard let context, EVP_DigestInit_ex2(context, md, nil) == 1,
+      guard let context = DigestContext.current(), EVP_DigestInit_ex2(context, md, nil) == 1,
         EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1,
         EVP_DigestFinal_ex(context, digest, &written) == 1, written == length
       else {
         fatalError("OpenSSL could not compute a message digest")
       }
-      DigestContexts.shared.give(context)
     }
   }
 
-  /// `EVP_MD_CTX`s that finished a digest, for the next ones: `EVP_DigestInit_ex2` resets a context
-  /// for another digest without freeing it. One per digest running at once is kept, at most
-  /// ``maximumSpares``; a digest finds one or makes one.
+  /// One `EVP_MD_CTX` per thread, kept for the thread's next digests: `EVP_DigestInit_ex2` resets a
+  /// context for another digest without freeing it, and a digest runs start to end on one thread
+  /// (it never suspends), so no two digests share one. The context is freed when its thread ends.
   ///
-  /// An `NSLock` (a pthread mutex) rather than `Mutex`: ThreadSanitizer sees a pthread mutex's
-  /// ordering, and this pool is shared by every thread of the process.
-  final class DigestContexts: @unchecked Sendable {
-    static let shared = DigestContexts()
-    private static let maximumSpares = 4
+  /// Per thread rather than a locked pool of spares: the lock and the pool's bookkeeping cost a
+  /// third of hashing a DPoP proof's signing input.
+  enum DigestContext {
+    private static let key: pthread_key_t = {
+      var key = pthread_key_t()
+      let created = pthread_key_create(&key) { context in
+        EVP_MD_CTX_free(OpaquePointer(context))
+      }
+      precondition(created == 0, "Xid could not create the thread-specific key of its digest contexts")
+      return key
+    }()
 
-    private let lock = NSLock()
-    // Guarded by `lock`; a context in it is used by no digest.
-    private var spares: [OpaquePointer] = []
-
-    /// A context no other digest uses until it is given back.
-    func take() -> OpaquePointer? {
-      lock.lock()
-      let spare = spares.popLast()
-      lock.unlock()
-      return spare ?? EVP_MD_CTX_new()
-    }
-
-    /// Keeps `context`, which finished its digest, for the next one (or frees it when enough are
-    /// kept).
-    func give(_ context: OpaquePointer) {
-      lock.lock()
-      let kept = spares.count < Self.maximumSpares
-      if kept { spares.append(context) }
-      lock.unlock()
-      if !kept { EVP_MD_CTX_free(context) }
+    /// The calling thread's context, made on its first digest; `nil` when OpenSSL cannot make one.
+    static func current() -> OpaquePointer? {
+      if let context = pthread_getspecific(key) { return OpaquePointer(context) }
+      guard let context = EVP_MD_CTX_new() else { return nil }
+      guard pthread_setspecific(key, UnsafeRawPointer(context)) == 0 else {
+        EVP_MD_CTX_free(context)
+        return nil
+      }
+      return context
     }
   }
 
