@@ -4,7 +4,7 @@
 /// tokens under the kind `"presence"`, and signs only inside a call (``PresenceScope``) that holds an
 /// evaluated context: the engine gets one with `PresenceCoordinator.prepareToSign(with:)` before any
 /// proof is made.
-package struct PresenceDPoPKey: DPoPKey, CustomReflectable {
+package struct PresenceDPoPKey: UserPresenceDPoPKey, CustomReflectable {
   /// The kind stored with these keys.
   static let kind = "presence"
 

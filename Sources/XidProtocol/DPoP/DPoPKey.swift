@@ -56,3 +56,7 @@ public protocol DPoPKeyFactory: Sendable {
   ///   gives a key (another device's Secure Enclave blob, a damaged value).
   func restoreKey(from storedForm: String) throws -> any DPoPKey
 }
+
+/// A DPoP key that signs only with the user's confirmation (the stricter mode of the presence
+/// options), so that a prepared key knows it without a cast on every request.
+package protocol UserPresenceDPoPKey: DPoPKey {}

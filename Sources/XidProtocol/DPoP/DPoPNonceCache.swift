@@ -114,8 +114,12 @@ public final class DPoPNonceCache: Sendable {
 
   /// The latest nonce of `url`'s origin, or `nil` when it never gave one.
   public func nonce(for url: URL) -> String? {
-    loadIfNeeded()
     let origin = Self.origin(of: url)
+    // Once loaded (every call but the first), one lock and no copy of the cache.
+    if let known = state.update({ state in state.loaded ? .some(state.nonces[origin]) : String??.none }) {
+      return known
+    }
+    loadIfNeeded()
     return state.get().nonces[origin]
   }
 
@@ -156,7 +160,7 @@ public final class DPoPNonceCache: Sendable {
   // MARK: - Storage
 
   private func loadIfNeeded() {
-    guard let storage, !state.get().loaded else { return }
+    guard !state.update({ $0.loaded }), let storage else { return }
     let stored = read(storage)
     state.update { state in
       guard !state.loaded else { return }

@@ -3,6 +3,8 @@ import Foundation
 /// A DPoP key with the encoded header of its proofs, which is the same for every proof.
 package struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflectable {
   package let key: any DPoPKey
+  /// Whether the key signs only with the user's confirmation (``UserPresenceDPoPKey``), found once.
+  package let needsUser: Bool
   let encodedHeader: String
   /// The `ath` of the last access token this key made a proof for: a session sends the same token
   /// until it is refreshed. It goes with the key (at sign-out, when the key is forgotten).
@@ -10,6 +12,7 @@ package struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflect
 
   package init(_ key: any DPoPKey) {
     self.key = key
+    self.needsUser = key is any UserPresenceDPoPKey
     self.encodedHeader = DPoPProof.encodedHeader(for: key.publicJWK)
   }
 

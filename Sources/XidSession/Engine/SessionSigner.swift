@@ -15,7 +15,7 @@ struct SessionSigner: RequestSigner {
   }
 
   func ready(_ key: PreparedDPoPKey?) async throws {
-    try await presence.prepareToSign(with: key?.key)
+    try await presence.prepareToSign(with: key)
   }
 
   /// Throws ``XidError/Code/dpopKeyUnavailable`` for a record without a DPoP key while DPoP is

@@ -311,6 +311,27 @@ struct ProtectedDPoPKeyTests {
     #expect(try harness.storedRecord() == record)
   }
 
+  /// A prepared key knows once whether it needs the user, and the engine's check of every request
+  /// goes by that: a protected key is still confirmed, a plain one is still refused in the stricter
+  /// mode.
+  @Test func aPreparedKeyKnowsWhetherItNeedsTheUser() async throws {
+    let user = FakePresenceAuthorizer()
+    let store = SoftwarePresenceKeyStore(storage: InMemoryTokenStorage(), authorizer: user)
+    let made = try store.createSigningKey(requirement: .deviceOwner)
+    let protected = PreparedDPoPKey(
+      try PresenceDPoPKey(
+        publicKey: made.publicKey, storedForm: made.storedForm, isHardwareBacked: made.isHardwareBacked,
+        keyStore: store))
+    let plain = PreparedDPoPKey(try SoftwareDPoPKeyFactory().makeKey().key)
+    #expect(protected.needsUser)
+    #expect(!plain.needsUser)
+    var options = PresenceOptions(refreshTokenProtection: .deviceOwner, protectsDPoPKey: true)
+    options.keyStore = store
+    let strict = try PresenceCoordinator(options: options, accountKey: "a", clock: SystemClock())
+    await expectXidError(.dpopKeyUnavailable) { try await strict.prepareToSign(with: plain) }
+    try await strict.prepareToSign(with: nil as PreparedDPoPKey?)
+  }
+
   @Test func aProtectedKeySignsOnlyInsideACallThatConfirmedTheUser() throws {
     let user = FakePresenceAuthorizer()
     let store = SoftwarePresenceKeyStore(storage: InMemoryTokenStorage(), authorizer: user)
