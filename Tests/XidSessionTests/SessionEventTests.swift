@@ -74,11 +74,17 @@ func eventually(_ condition: @Sendable () -> Bool) async -> Bool {
   return true
 }
 
-/// The inotify descriptors this process holds (`/proc/self/fd`).
-func inotifyDescriptorCount() -> Int {
-  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-  return entries.filter {
-    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0))?.contains("inotify") ?? false
+/// The inotify descriptors of this process that watch `directory` (`/proc/self/fdinfo` lists each
+/// watch's inode). Counting only this folder's watches keeps the count free of other suites' watches,
+/// which run alongside and open and close descriptors of their own (a process-wide count failed CI).
+func inotifyWatchCount(of directory: URL) -> Int {
+  var status = stat()
+  guard stat(directory.path, &status) == 0 else { return 0 }
+  let watched = "ino:" + String(UInt64(status.st_ino), radix: 16) + " "
+  let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fdinfo")) ?? []
+  return entries.filter { entry in
+    guard let info = try? String(contentsOfFile: "/proc/self/fdinfo/" + entry, encoding: .utf8) else { return false }
+    return info.split(separator: "\n").contains { $0.hasPrefix("inotify ") && $0.contains(watched) }
   }.count
 }
 
@@ -219,11 +225,11 @@ struct SessionEventTests {
       let directory = temporaryDirectory()
       let storage = try FileTokenStorage(directory: directory)
       let signal = FolderChangeSignal(directory: directory)
-      let before = inotifyDescriptorCount()
+      #expect(inotifyWatchCount(of: directory) == 0)
       let count = LockedValue(0)
       let stream = signal.changes()
       #expect(signal.isWatching)
-      #expect(inotifyDescriptorCount() == before + 1)
+      #expect(inotifyWatchCount(of: directory) == 1)
       let task = Task { for await _ in stream { count.update { $0 += 1 } } }
       try storage.save(key: "record", value: "one")
       #expect(await eventually { count.get() >= 1 })
@@ -231,7 +237,7 @@ struct SessionEventTests {
       try storage.delete(key: "record")
       #expect(await eventually { count.get() > seen })
       task.cancel()
-      #expect(await eventually { !signal.isWatching && inotifyDescriptorCount() == before })
+      #expect(await eventually { !signal.isWatching && inotifyWatchCount(of: directory) == 0 })
     }
 
     /// Two processes over one FileTokenStorage folder: a worker process signs in and then out, and
@@ -242,7 +248,6 @@ struct SessionEventTests {
       let state = root.appendingPathComponent("state"), control = root.appendingPathComponent("control")
       try FileManager.default.createDirectory(at: control, withIntermediateDirectories: true)
       let storage = try FileTokenStorage(directory: state)
-      let before = inotifyDescriptorCount()
       let engine = try SessionEngine(
         configuration: XidConfiguration(
           identity: ClientIdentity(
@@ -259,8 +264,9 @@ struct SessionEventTests {
       #expect(await events.wait { $0.contains(.signedOut) } == [.signedIn, .signedOut])
       #expect(try await engine.session() == nil)
 
+      #expect(inotifyWatchCount(of: state) == 1)
       events.cancel()
-      #expect(await eventually { inotifyDescriptorCount() == before })
+      #expect(await eventually { inotifyWatchCount(of: state) == 0 })
     }
 
     /// Runs the worker once with `XID_WORKER_ONCE=once`; its exit status.
