@@ -59,35 +59,26 @@ package final class PresenceCoordinator: Sendable {
 
   // MARK: - The stricter mode's DPoP key
 
-  /// `prepareToSign(with:)` for a prepared key, which knows whether it needs the user:
-  /// a key that does not is checked without a cast, on every request.
-  package func prepareToSign(with key: PreparedDPoPKey?) async throws {
-    guard let key else { return }
-    guard key.needsUser else { return try requireUnprotectedKeyAllowed() }
-    try await prepareToSign(with: key.key)
-  }
-
-  /// Refuses a key that signs without the user in the stricter mode.
-  private func requireUnprotectedKeyAllowed() throws {
-    guard dpopKeyProtection == nil else {
-      throw XidError(
-        .dpopKeyUnavailable,
-        "the session's DPoP key signs without the user: it was made before PresenceOptions.protectsDPoPKey was turned on, and is not used while it is on; sign the user in again (the session is kept until then)"
-      )
-    }
-  }
-
   /// Makes `key` ready to sign in the call under way (``PresenceScope``): a key that needs the user
   /// gets the call's confirmation, which asks them unless the call or the reuse time already has
-  /// one. A key that signs without the user is refused in the stricter mode.
+  /// one. A key that signs without the user is refused in the stricter mode. The prepared key knows
+  /// which it is, so a request with a plain key makes no cast.
   ///
   /// - Throws: ``XidError/Code/dpopKeyUnavailable`` for an unprotected key in the stricter mode,
   ///   ``XidError/Code/userPresenceRequired`` in the background or in a process that cannot ask,
   ///   ``XidError/Code/presenceKeyInvalidated`` when the key no longer accepts the user, and how the
   ///   prompt ended.
-  package func prepareToSign(with key: (any DPoPKey)?) async throws {
+  package func prepareToSign(with key: PreparedDPoPKey?) async throws {
     guard let key else { return }
-    guard let protected = key as? PresenceDPoPKey else { return try requireUnprotectedKeyAllowed() }
+    guard key.needsUser, let protected = key.key as? PresenceDPoPKey else {
+      guard dpopKeyProtection == nil else {
+        throw XidError(
+          .dpopKeyUnavailable,
+          "the session's DPoP key signs without the user: it was made before PresenceOptions.protectsDPoPKey was turned on, and is not used while it is on; sign the user in again (the session is kept until then)"
+        )
+      }
+      return
+    }
     guard let confirmations else {
       throw XidError(
         .userPresenceRequired,

@@ -73,43 +73,32 @@ public final class DPoPNonceCache: Sendable {
         port = Int(String(decoding: UnsafeBufferPointer(rebasing: bytes[(last + 1)..<end]), as: UTF8.self))
       }
     }
-    let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
+    let schemeBytes = UnsafeBufferPointer(rebasing: bytes[..<colon])
     let host = UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd])
-    guard (scheme.allSatisfy { $0 < 0x80 } && host.allSatisfy { $0 < 0x80 }) else {
+    let scheme = String(decoding: schemeBytes, as: UTF8.self)
+    let number =
+      port ?? (scheme.equalsIgnoringASCIICase("https") ? 443 : scheme.equalsIgnoringASCIICase("http") ? 80 : 0)
+    guard (schemeBytes.allSatisfy { $0 < 0x80 } && host.allSatisfy { $0 < 0x80 }) else {
       // Not in a URL's text, whose hosts are punycode or percent-encoded; lower-cased as a string.
-      let scheme = String(decoding: scheme, as: UTF8.self).lowercased()
-      let number = port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : 0)
-      return scheme + "://" + String(decoding: host, as: UTF8.self).lowercased() + ":" + String(number)
+      return scheme.lowercased() + "://" + String(decoding: host, as: UTF8.self).lowercased() + ":" + String(number)
     }
-    let number = port ?? (Self.lowercasedEquals(scheme, "https") ? 443 : Self.lowercasedEquals(scheme, "http") ? 80 : 0)
     var digits = String(number)
     // One string, written in place: the scheme and host lower-cased byte by byte.
     return digits.withUTF8 { digits in
-      String(unsafeUninitializedCapacity: scheme.count + 3 + host.count + 1 + digits.count) { output in
+      String(unsafeUninitializedCapacity: schemeBytes.count + 3 + host.count + 1 + digits.count) { output in
         var index = 0
         func write(_ byte: UInt8) {
           output[index] = byte
           index += 1
         }
-        for byte in scheme { write(Self.lowercased(byte)) }
+        for byte in schemeBytes { write(byte.asciiLowercased) }
         for byte in "://".utf8 { write(byte) }
-        for byte in host { write(Self.lowercased(byte)) }
+        for byte in host { write(byte.asciiLowercased) }
         write(UInt8(ascii: ":"))
         for byte in digits { write(byte) }
         return index
       }
     }
-  }
-
-  /// An ASCII letter in lower case; any other byte as it is.
-  private static func lowercased(_ byte: UInt8) -> UInt8 {
-    byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-  }
-
-  /// Whether the ASCII `bytes` are `lowercase` but for the case of their letters.
-  private static func lowercasedEquals(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
-    bytes.count == lowercase.utf8CodeUnitCount
-      && bytes.indices.allSatisfy { lowercased(bytes[$0]) == lowercase.utf8Start[$0] }
   }
 
   /// The latest nonce of `url`'s origin, or `nil` when it never gave one.

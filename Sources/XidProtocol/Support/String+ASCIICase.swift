@@ -18,7 +18,10 @@ extension String {
   }
 
   /// Whether two bytes are equal but for the case of an ASCII letter.
-  private static func asciiCaseEqual(_ x: UInt8, _ y: UInt8) -> Bool {
-    x == y || (x ^ y == 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
-  }
+  private static func asciiCaseEqual(_ x: UInt8, _ y: UInt8) -> Bool { x.asciiLowercased == y.asciiLowercased }
+}
+
+extension UInt8 {
+  /// This byte with an ASCII capital letter made small; any other byte as it is.
+  package var asciiLowercased: UInt8 { self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z") ? self | 0x20 : self }
 }

@@ -154,9 +154,9 @@ public actor SessionEngine {
     }
     let key = try makeSignInKey()
     do {
-      if key?.key is PresenceDPoPKey, try await client.willPush(options) {
+      if key?.needsUser == true, try await client.willPush(options) {
         // The pushed request carries a proof.
-        try await presence.prepareToSign(with: key?.key)
+        try await presence.prepareToSign(with: key)
       }
       let request = try await client.makeAuthorizationRequest(options, dpopKey: key?.key)
       try await pending.save(request.pending, now: configuration.parts.clock.now)
@@ -199,7 +199,7 @@ public actor SessionEngine {
         .dpopKeyUnavailable, "the sign-in was started without DPoP, which the configuration now requires; sign in again"
       )
     }
-    try await presence.prepareToSign(with: key?.key)
+    try await presence.prepareToSign(with: key)
     let result = try await client.handleRedirect(url: url, pending: [matched], dpopKey: key?.key)
     guard matched.isStepUp else {
       return try await signedIn(result.tokens, idToken: result.idToken, requested: matched.scopes, key: key, via: "")
@@ -277,7 +277,7 @@ public actor SessionEngine {
       do {
         authorization = try await client.startDeviceAuthorization(scopes: scopes)
         await show(authorization)
-        try await presence.prepareToSign(with: key?.key)
+        try await presence.prepareToSign(with: key)
         result = try await client.pollDeviceAuthorization(authorization, dpopKey: key?.key)
       } catch {
         if let key { dpopKeys.delete(thumbprint: key.thumbprint) }
