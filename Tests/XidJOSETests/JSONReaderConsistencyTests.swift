@@ -112,4 +112,20 @@ struct JSONReaderConsistencyTests {
       expectXidError(.invalidJSON) { try JWTClaims(payload: Array(json.utf8)) }
     }
   }
+
+  /// The names kept on the stack pass a filter first, and only a name the filter may have seen is
+  /// compared with the others: every one of an object's names is still refused when it comes again,
+  /// and long names that share their length and first fifteen bytes (one key) are not repeats.
+  @Test func everyNameIsRefusedWhenItComesAgainAndNamesThatShareAKeyAreNot() throws {
+    let short = (0..<12).map { "c\($0)" }
+    let long = (0..<12).map { "a_claim_name_of_twenty_\(Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0))))" }
+    let names = (short + long + ["exp", "iat", "nbf", "email", "given_name"]).shuffled()
+    let distinct = "{" + names.map { #""\#($0)":1"# }.joined(separator: ",") + "}"
+    #expect(try JWTClaims(payload: Array(distinct.utf8)).raw.count == names.count)
+    for name in names {
+      let json = String(distinct.dropLast()) + #","\#(name)":2}"#
+      expectXidError(.invalidJSON) { try JWTClaims(payload: Array(json.utf8)) }
+      expectXidError(.invalidJSON) { try JSONValue(parsing: json) }
+    }
+  }
 }

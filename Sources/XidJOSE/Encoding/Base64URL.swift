@@ -93,73 +93,89 @@ public enum Base64URL {
 
   /// Decodes base64url from UTF-8 bytes without padding. See ``decode(_:)-(StringProtocol)``.
   public static func decode(_ utf8: UnsafeBufferPointer<UInt8>) throws -> [UInt8] {
-    let count = utf8.count
+    try [UInt8](unsafeUninitializedCapacity: decodedCount(utf8.count)) { out, written in
+      written = try decode(utf8, into: out)
+    }
+  }
+
+  /// How many bytes the base64url text of `count` characters decodes to.
+  ///
+  /// - Throws: ``XidError/Code/invalidEncoding`` for a length no encoding has.
+  package static func decodedCount(_ count: Int) throws -> Int {
     guard count % 4 != 1 else {
       throw XidError(.invalidEncoding, "base64url text has an impossible length (\(count) characters)")
     }
-    let outputCount = count / 4 * 3 + (count % 4 == 0 ? 0 : count % 4 - 1)
+    return count / 4 * 3 + (count % 4 == 0 ? 0 : count % 4 - 1)
+  }
+
+  /// Decodes base64url from UTF-8 bytes into `out`, which has room for ``decodedCount(_:)`` bytes,
+  /// and returns how many it wrote. See ``decode(_:)-(StringProtocol)``.
+  package static func decode(_ utf8: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) throws
+    -> Int
+  {
+    let count = utf8.count
+    let outputCount = try decodedCount(count)
+    precondition(out.count >= outputCount, "Base64URL.decode(_:into:) needs room for \(outputCount) bytes")
     return try quantumTable.withUnsafeBufferPointer { quanta in
       try decodeTable.withUnsafeBufferPointer { table in
-        try [UInt8](unsafeUninitializedCapacity: outputCount) { out, written in
-          /// The 24 bits of the quantum at `i`, with the top byte set by a bad character.
-          @inline(__always) func quantum(at i: Int) -> UInt32 {
-            quanta[Int(utf8[i])] | quanta[256 + Int(utf8[i + 1])] | quanta[512 + Int(utf8[i + 2])]
-              | quanta[768 + Int(utf8[i + 3])]
-          }
-          var quantumBits: UInt32 = 0
-          var i = 0
-          var o = 0
-          // While another quantum follows, its room takes the fourth byte of one 32-bit store.
-          if let base = UnsafeMutableRawPointer(out.baseAddress) {
-            while i + 8 <= count {
-              let v = quantum(at: i)
-              quantumBits |= v
-              base.storeBytes(of: (v << 8).bigEndian, toByteOffset: o, as: UInt32.self)
-              i += 4
-              o += 3
-            }
-          }
-          // The last whole quantum, byte by byte.
-          if i + 4 <= count {
+        /// The 24 bits of the quantum at `i`, with the top byte set by a bad character.
+        @inline(__always) func quantum(at i: Int) -> UInt32 {
+          quanta[Int(utf8[i])] | quanta[256 + Int(utf8[i + 1])] | quanta[512 + Int(utf8[i + 2])]
+            | quanta[768 + Int(utf8[i + 3])]
+        }
+        var quantumBits: UInt32 = 0
+        var i = 0
+        var o = 0
+        // While another quantum follows, its room takes the fourth byte of one 32-bit store.
+        if let base = UnsafeMutableRawPointer(out.baseAddress) {
+          while i + 8 <= count {
             let v = quantum(at: i)
             quantumBits |= v
-            out[o] = UInt8(truncatingIfNeeded: v >> 16)
-            out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
-            out[o + 2] = UInt8(truncatingIfNeeded: v)
+            base.storeBytes(of: (v << 8).bigEndian, toByteOffset: o, as: UInt32.self)
             i += 4
             o += 3
           }
-          // A bad character sets the top byte of its quantum; the tail's entries are 0...63 or 0xFF.
-          var bad = UInt8(truncatingIfNeeded: quantumBits >> 24)
-          var trailingBits: UInt8 = 0
-          switch count - i {
-          case 2:
-            let a = table[Int(utf8[i])], b = table[Int(utf8[i + 1])]
-            bad |= a | b
-            out[o] = a << 2 | b >> 4
-            trailingBits = b & 0x0F
-            o += 1
-          case 3:
-            let a = table[Int(utf8[i])], b = table[Int(utf8[i + 1])], c = table[Int(utf8[i + 2])]
-            bad |= a | b | c
-            out[o] = a << 2 | b >> 4
-            out[o + 1] = b << 4 | c >> 2
-            trailingBits = c & 0x03
-            o += 2
-          default:
-            break
-          }
-          written = o
-          // Any bit above 0x3F marks a character outside the alphabet.
-          guard bad & 0xC0 == 0 else {
-            throw XidError(
-              .invalidEncoding,
-              "base64url text contains padding, whitespace or a character outside the URL-safe alphabet")
-          }
-          guard trailingBits == 0 else {
-            throw XidError(.invalidEncoding, "base64url text has non-zero trailing bits (not canonical)")
-          }
         }
+        // The last whole quantum, byte by byte.
+        if i + 4 <= count {
+          let v = quantum(at: i)
+          quantumBits |= v
+          out[o] = UInt8(truncatingIfNeeded: v >> 16)
+          out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+          out[o + 2] = UInt8(truncatingIfNeeded: v)
+          i += 4
+          o += 3
+        }
+        // A bad character sets the top byte of its quantum; the tail's entries are 0...63 or 0xFF.
+        var bad = UInt8(truncatingIfNeeded: quantumBits >> 24)
+        var trailingBits: UInt8 = 0
+        switch count - i {
+        case 2:
+          let a = table[Int(utf8[i])], b = table[Int(utf8[i + 1])]
+          bad |= a | b
+          out[o] = a << 2 | b >> 4
+          trailingBits = b & 0x0F
+          o += 1
+        case 3:
+          let a = table[Int(utf8[i])], b = table[Int(utf8[i + 1])], c = table[Int(utf8[i + 2])]
+          bad |= a | b | c
+          out[o] = a << 2 | b >> 4
+          out[o + 1] = b << 4 | c >> 2
+          trailingBits = c & 0x03
+          o += 2
+        default:
+          break
+        }
+        // Any bit above 0x3F marks a character outside the alphabet.
+        guard bad & 0xC0 == 0 else {
+          throw XidError(
+            .invalidEncoding,
+            "base64url text contains padding, whitespace or a character outside the URL-safe alphabet")
+        }
+        guard trailingBits == 0 else {
+          throw XidError(.invalidEncoding, "base64url text has non-zero trailing bits (not canonical)")
+        }
+        return o
       }
     }
   }

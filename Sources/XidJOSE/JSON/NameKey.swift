@@ -30,6 +30,12 @@ struct NameKey: Equatable, Sendable {
     high |= UInt64(Swift.min(count, 255)) << 56
   }
 
+  /// A number from 0 to 127 that equal keys share, spread over the range for different ones: the
+  /// bit a name takes in a filter of the names seen (a multiplicative hash of both words' bits).
+  var filterBit: Int {
+    Int(truncatingIfNeeded: ((low ^ (high &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9) >> 57)
+  }
+
   /// Whether the key holds the whole name, so that equal keys mean equal names.
   var isWhole: Bool { high >> 56 <= UInt64(Self.wholeLength) }
 }
