@@ -43,8 +43,9 @@ public final class Xid: Sendable {
   }
 
   private let state = LockedValue(State())
-  /// The engine once made, readable without `state`'s lock: set and cleared only while `state`'s lock
-  /// is held, so it is always `state.engine`.
+  /// The engine once made, readable without `state`'s lock (on Linux without any lock: the token
+  /// fast path reads it first): set and cleared only while `state`'s lock is held, so it is always
+  /// `state.engine`.
   private let madeEngine = EngineSlot()
 
   /// Creates an unconfigured instance; call ``configure(options:)`` before anything else.
@@ -195,15 +196,17 @@ public final class Xid: Sendable {
   /// extension's first call), it returns without leaving the caller's actor (Swift 6.2 and later).
   #if compiler(>=6.2)
     nonisolated(nonsending) public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
-      let engine = try engine()
-      if !forceRefresh, let token = try engine.accessTokenWithoutWaiting() { return token }
-      return try await engine.accessToken(forceRefresh: forceRefresh)
+      if !forceRefresh, let token = try madeEngine.withEngine({ try $0.accessTokenWithoutWaiting() }) ?? nil {
+        return token
+      }
+      return try await engine().accessToken(forceRefresh: forceRefresh)
     }
   #else
     public func getAccessToken(forceRefresh: Bool = false) async throws -> String {
-      let engine = try engine()
-      if !forceRefresh, let token = try engine.accessTokenWithoutWaiting() { return token }
-      return try await engine.accessToken(forceRefresh: forceRefresh)
+      if !forceRefresh, let token = try madeEngine.withEngine({ try $0.accessTokenWithoutWaiting() }) ?? nil {
+        return token
+      }
+      return try await engine().accessToken(forceRefresh: forceRefresh)
     }
   #endif
 
@@ -356,26 +359,5 @@ public final class Xid: Sendable {
   /// - Throws: as ``send(_:)``.
   public func sendReportingGrant(_ request: HTTPRequest) async throws -> AuthorizedResponse {
     try await engine().sendReportingGrant(request)
-  }
-}
-
-/// The engine an `Xid` made, behind a lock of its own: the token fast path reads it with one lock
-/// and one retain, where `Xid`'s state (a `LockedValue` of a struct, generic across modules) costs a
-/// copy of the whole state.
-private final class EngineSlot: @unchecked Sendable {
-  private let lock = NSLock()
-  // Guarded by `lock`.
-  private var engine: SessionEngine?
-
-  func get() -> SessionEngine? {
-    lock.lock()
-    defer { lock.unlock() }
-    return engine
-  }
-
-  func set(_ engine: SessionEngine?) {
-    lock.lock()
-    defer { lock.unlock() }
-    self.engine = engine
   }
 }

@@ -121,6 +121,48 @@ struct XidFacadeTests {
     #expect(harness.xid.configurationError == nil)
   }
 
+  /// The token fast path reads the engine of the current configuration: once the storage is
+  /// replaced, the previous engine's token in memory is never handed out.
+  @Test func aTokenInTheReplacedEnginesMemoryIsNotHandedOutAfterTheStorageChanges() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    let token = try await harness.xid.getAccessToken()
+    harness.xid.setTokenStorage(InMemoryTokenStorage())
+    await expectXidError(.signInRequired) { try await harness.xid.getAccessToken() }
+    harness.xid.setTokenStorage(harness.storage)
+    #expect(try await harness.xid.getAccessToken() == token)
+  }
+
+  /// Token requests that race changes of configuration each get the session's token: the engine a
+  /// request read stays usable while it is replaced.
+  @Test func tokenRequestsRacingReconfigurationsEachGetTheToken() async throws {
+    let harness = try SessionHarness()
+    try await harness.xid.signIn()
+    let token = try await harness.xid.getAccessToken()
+    let configuration = SessionHarness.configuration(harness.provider, logger: harness.logger)
+      .storing(in: harness.storage)
+    let tokens = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<4 {
+        group.addTask {
+          var matching = 0
+          for _ in 0..<500 where try await harness.xid.getAccessToken() == token { matching += 1 }
+          return matching
+        }
+      }
+      for round in 0..<200 {
+        if round % 2 == 0 {
+          harness.xid.configure(options: configuration)
+        } else {
+          harness.xid.setTokenStorage(harness.storage)
+        }
+        await Task.yield()
+      }
+      return try await group.reduce(0, +)
+    }
+    #expect(tokens == 4 * 500)
+    #expect(await harness.provider.counters.refreshes == 0)
+  }
+
   @Test func aSignInPendingAcrossARelaunchCanStillFinish() async throws {
     let provider = try TestProvider()
     let storage = InMemoryTokenStorage()
