@@ -54,13 +54,13 @@ public struct JWTClaims: Sendable, Hashable {
       throw XidError(
         .inputTooLarge, "JSON document of \(payload.count) bytes exceeds \(JSONValue.maximumDocumentSize)")
     }
-    self.payload = payload as? [UInt8] ?? Array(payload)
+    let payload = payload as? [UInt8] ?? Array(payload)
     var issuer: String?, subject: String?, jwtID: String?, nonce: String?, authorizedParty: String?
     var accessTokenHash: String?, codeHash: String?, sessionID: String?, deviceSecretHash: String?
     var authenticationContextClass: String?
     var expiresAt: Date?, notBefore: Date?, issuedAt: Date?, authTime: Date?
     var audience: [String] = []
-    try self.payload.withUnsafeBufferPointer { bytes in
+    try payload.withUnsafeBufferPointer { bytes in
       // One pass over the members, matching names and building only the registered claims' values:
       // this is on the path of every token verification.
       try JSONParser.visitObject(bytes) { member, parser in
@@ -87,11 +87,38 @@ public struct JWTClaims: Sendable, Hashable {
         }
       }
     }
-    (self.issuer, self.subject, self.audience, self.jwtID, self.nonce) = (issuer, subject, audience, jwtID, nonce)
-    (self.authorizedParty, self.accessTokenHash, self.codeHash, self.sessionID, self.deviceSecretHash) =
-      (authorizedParty, accessTokenHash, codeHash, sessionID, deviceSecretHash)
+    // Built in one step once every claim is read: assigning the stored properties after the throwing
+    // parse made the compiler copy the whole value out at the end (a retain and a release per claim).
+    self.init(
+      payload: payload, issuer: issuer, subject: subject, audience: audience, expiresAt: expiresAt,
+      notBefore: notBefore, issuedAt: issuedAt, jwtID: jwtID, nonce: nonce, authorizedParty: authorizedParty,
+      accessTokenHash: accessTokenHash, codeHash: codeHash, authTime: authTime, sessionID: sessionID,
+      authenticationContextClass: authenticationContextClass, deviceSecretHash: deviceSecretHash)
+  }
+
+  private init(
+    payload: consuming [UInt8], issuer: consuming String?, subject: consuming String?, audience: consuming [String],
+    expiresAt: Date?, notBefore: Date?, issuedAt: Date?, jwtID: consuming String?, nonce: consuming String?,
+    authorizedParty: consuming String?, accessTokenHash: consuming String?, codeHash: consuming String?,
+    authTime: Date?, sessionID: consuming String?, authenticationContextClass: consuming String?,
+    deviceSecretHash: consuming String?
+  ) {
+    self.payload = payload
+    self.issuer = issuer
+    self.subject = subject
+    self.audience = audience
+    self.expiresAt = expiresAt
+    self.notBefore = notBefore
+    self.issuedAt = issuedAt
+    self.jwtID = jwtID
+    self.nonce = nonce
+    self.authorizedParty = authorizedParty
+    self.accessTokenHash = accessTokenHash
+    self.codeHash = codeHash
+    self.authTime = authTime
+    self.sessionID = sessionID
     self.authenticationContextClass = authenticationContextClass
-    (self.expiresAt, self.notBefore, self.issuedAt, self.authTime) = (expiresAt, notBefore, issuedAt, authTime)
+    self.deviceSecretHash = deviceSecretHash
   }
 
   /// Reads claims from a JSON object. See ``init(payload:)``.

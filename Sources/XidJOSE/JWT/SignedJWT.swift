@@ -22,9 +22,17 @@ public struct SignedJWT: Sendable, CustomStringConvertible, CustomReflectable {
   ///   and ``JWTClaims/init(payload:)``.
   public init(verifying token: String, using keySet: JWKSet, allowedAlgorithms: Set<JWSAlgorithm>) throws {
     let jws = try CompactJWS(parsing: token)
-    key = try jws.verify(using: keySet, allowedAlgorithms: allowedAlgorithms)
-    claims = try JWTClaims(payload: jws.payload)
+    let key = try jws.verify(using: keySet, allowedAlgorithms: allowedAlgorithms)
+    // Built in one step from finished parts: assigning the stored properties one by one between
+    // throwing calls made the compiler copy the whole value out at the end, which retained and
+    // released every string of the token's header and claims once more.
+    self.init(jws: jws, claims: try JWTClaims(payload: jws.payload), key: key)
+  }
+
+  private init(jws: consuming CompactJWS, claims: consuming JWTClaims, key: JWSVerificationKey) {
     self.jws = jws
+    self.claims = claims
+    self.key = key
   }
 
   /// `SignedJWT(alg: …, kid: …, iss: …, exp: …)`; never the token or its other claims.
