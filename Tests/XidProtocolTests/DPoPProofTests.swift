@@ -100,6 +100,46 @@ struct DPoPProofTests {
     #expect(claims["nonce"] == "quote\" back\\ é\u{1}")
   }
 
+  /// Strings are checked eight bytes at a time for what JSON must escape (RFC 8259 §7): each such
+  /// byte, at every position of strings around the word size, makes the value escaped and read back
+  /// as it was, and the bytes that need no escape (DEL and non-ASCII included) stay as they are.
+  @Test func everyByteThatNeedsEscapingIsFoundWhereverItStands() throws {
+    let key = try Self.key()
+    for special in ["\"", "\\", "\u{0}", "\n", "\u{1F}"] {
+      for length in [1, 7, 8, 9, 15, 16, 17, 23] {
+        for position in 0..<length {
+          var characters = Array(repeating: "a", count: length)
+          characters[position] = special
+          let nonce = characters.joined()
+          let proof = try DPoPProof.make(
+            key: key, method: "GET", url: URL(string: "https://a.example/x")!, nonce: nonce)
+          let payload = String(decoding: try CompactJWS(parsing: proof).payload, as: UTF8.self)
+          #expect(try JSONValue(parsing: payload)["nonce"] == .string(nonce))
+          #expect(
+            !payload.contains(#""nonce":"\#(nonce)""#),
+            "a \(special.unicodeScalars.first!.value) at \(position) of \(length) was not escaped")
+        }
+      }
+    }
+    let plain = "~ !#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}\u{7F}é\u{80}\u{10FFFF}"
+    let proof = try DPoPProof.make(key: key, method: "GET", url: URL(string: "https://a.example/x")!, nonce: plain)
+    #expect(String(decoding: try CompactJWS(parsing: proof).payload, as: UTF8.self).contains(#""nonce":"\#(plain)""#))
+  }
+
+  /// A proof made with the token and a session's proof, which hashes each token once, carry the
+  /// same `ath`.
+  @Test func theAccessTokenHashIsTheSameWhetherTheProofHashesTheTokenOrASessionDid() throws {
+    let key = try Self.key()
+    let url = URL(string: "https://rs.example/v1")!
+    let now = Date(timeIntervalSince1970: 1_700_000_124)
+    let direct = try DPoPProof.make(key: key, method: "GET", url: url, accessToken: "at-7", issuedAt: now)
+    let session = try PreparedDPoPKey(key).proof(method: "GET", url: url, accessToken: "at-7", nonce: nil, now: now)
+    for proof in [direct, session] {
+      let claims = try JSONValue(parsing: CompactJWS(parsing: proof).payload)
+      #expect(claims["ath"] == .string(DPoPProof.accessTokenHash("at-7")))
+    }
+  }
+
   @Test(arguments: [
     ("https://op.example/api/oidc/token", "https://op.example/api/oidc/token"),
     ("https://OP.example:8443/a/b%2Fc/?x=1&y=2", "https://OP.example:8443/a/b%2Fc/"),

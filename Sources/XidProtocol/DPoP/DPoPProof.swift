@@ -50,7 +50,14 @@ public enum DPoPProof {
   ) throws -> String {
     try make(
       encodedHeader: cachedHeader(for: key), sign: key.sign, method: method, url: url,
-      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce, issuedAt: issuedAt)
+      accessToken: accessToken.map { .token($0) }, nonce: nonce, issuedAt: issuedAt)
+  }
+
+  /// The `ath` of a proof: the access token, hashed while the claims are written, or its hash
+  /// already computed (a session computes it once per token).
+  enum AccessTokenClaim {
+    case token(String)
+    case hash(String)
   }
 
   /// The header of the last key ``make(key:method:url:accessToken:nonce:issuedAt:)`` was called with:
@@ -87,7 +94,8 @@ public enum DPoPProof {
     var end = bytes.count
     var colon: Int?
     var slashes = 0
-    for index in bytes.indices {
+    var index = 0
+    while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
         end = index
@@ -98,6 +106,7 @@ public enum DPoPProof {
       } else if byte == UInt8(ascii: "/") {
         slashes += 1
       }
+      index += 1
     }
     // The authority follows "//"; a path starts with a third "/".
     guard let colon, end - colon >= 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
@@ -122,11 +131,16 @@ public enum DPoPProof {
 
   /// The `ath` for `accessToken`: the base64url SHA-256 of its ASCII bytes.
   public static func accessTokenHash(_ accessToken: String) -> String {
+    withAccessTokenDigest(accessToken) { Base64URL.encode($0) }
+  }
+
+  /// Runs `body` with the SHA-256 of `accessToken`'s ASCII bytes, on the stack.
+  private static func withAccessTokenDigest<R>(_ accessToken: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     var token = accessToken  // native and contiguous: withUTF8 copies nothing
     return token.withUTF8 { utf8 in
       withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
         XidCrypto.sha256(UnsafeRawBufferPointer(utf8), into: digest.baseAddress!)
-        return Base64URL.encode(UnsafeBufferPointer(digest))
+        return body(UnsafeBufferPointer(digest))
       }
     }
   }
@@ -162,8 +176,8 @@ public enum DPoPProof {
   /// A proof is made for every request, so it is assembled in byte buffers: the claims' JSON written
   /// directly, then the JWS (header, claims, then the signature of what precedes it).
   static func make(
-    encodedHeader: String, sign: ([UInt8]) throws -> [UInt8], method: String, url: URL, accessTokenHash: String?,
-    nonce: String?, issuedAt: Date
+    encodedHeader: String, sign: ([UInt8]) throws -> [UInt8], method: String, url: URL,
+    accessToken: AccessTokenClaim?, nonce: String?, issuedAt: Date
   ) throws -> String {
     var claims = [UInt8]()
     claims.reserveCapacity(256 + (nonce?.utf8.count ?? 0))
@@ -175,9 +189,16 @@ public enum DPoPProof {
     appendTargetURI(of: url, to: &claims)
     appendASCII(#","iat":"#, to: &claims)
     appendASCII(String(Int64(issuedAt.timeIntervalSince1970.rounded(.down))), to: &claims)
-    if let accessTokenHash {
+    switch accessToken {
+    case .token(let token):
+      appendASCII(#","ath":""#, to: &claims)
+      withAccessTokenDigest(token) { Base64URL.append($0, to: &claims) }
+      claims.append(UInt8(ascii: "\""))
+    case .hash(let hash):
       appendASCII(#","ath":"#, to: &claims)
-      appendJSONString(accessTokenHash, to: &claims)
+      appendJSONString(hash, to: &claims)
+    case nil:
+      break
     }
     if let nonce {
       appendASCII(#","nonce":"#, to: &claims)
@@ -212,9 +233,26 @@ public enum DPoPProof {
   }
 
   /// Whether `bytes` stand as they are between quotes in JSON: no control character, quote or
-  /// backslash (and no DEL, which Xid's serializer escapes too).
+  /// backslash (RFC 8259 §7), exactly what ``JSONValue``'s serializer escapes.
   private static func isPlainJSONString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return false }
+    guard let base = bytes.baseAddress else { return true }
+    // Eight bytes at a time, with the "has a zero byte" test for a quote or a backslash and the
+    // "has a byte below" test for a control character (a proof has some 150 bytes of such strings).
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    var index = 0
+    while index + 8 <= bytes.count {
+      let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self))
+      let quote = word ^ (ones &* 0x22)
+      let backslash = word ^ (ones &* 0x5C)
+      let refused = (quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word
+      if refused & (ones &* 0x80) != 0 { return false }
+      index += 8
+    }
+    while index < bytes.count {
+      let byte = base[index]
+      if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
+      index += 1
+    }
     return true
   }
 

@@ -37,7 +37,7 @@ package struct PreparedDPoPKey: Sendable, CustomStringConvertible, CustomReflect
   package func proof(method: String, url: URL, accessToken: String?, nonce: String?, now: Date) throws -> String {
     try DPoPProof.make(
       encodedHeader: encodedHeader, sign: key.sign, method: method, url: url,
-      accessTokenHash: accessToken.map(accessTokenHash), nonce: nonce,
+      accessToken: accessToken.map { .hash(accessTokenHash($0)) }, nonce: nonce,
       issuedAt: now.addingTimeInterval(-DPoPProof.issuedAtMargin))
   }
 }
