@@ -148,7 +148,8 @@ private struct MemberNames {
   private var count = 0
   /// One bit per name kept in `entries`, chosen by its key (``NameKey/filterBit``): a name whose bit
   /// is clear is new without a look at the others, so the entries are compared only on a possible
-  /// repeat (about one name in five of an ID token, rather than each with every earlier one).
+  /// repeat (one or two of an ID token's twenty names, rather than each with every earlier one).
+  /// Names made to share bits cost at most that comparison for each, as before the filter.
   private var seen: (UInt64, UInt64) = (0, 0)
   /// Every name so far as a string (whose equality and hash are canonical equivalence), from the
   /// first name that is escaped, outside ASCII or beyond the storage on.
