@@ -13,7 +13,10 @@ extension JSONParser {
   ///
   /// Each word is tested for the three bytes that end a run with the classic "has a zero byte"
   /// expression; its lowest flagged byte is exact, which is all a scan for the first one needs.
-  func scanStringRun(from start: Int) -> StringRun {
+  func scanStringRun(from start: Int) -> StringRun { Self.scanStringRun(in: input, from: start) }
+
+  /// ``scanStringRun(from:)`` over any bytes.
+  static func scanStringRun(in input: UnsafeBufferPointer<UInt8>, from start: Int) -> StringRun {
     let count = input.count
     guard let base = input.baseAddress else { return StringRun(end: start, hasNonASCII: false) }
     let raw = UnsafeRawPointer(base)
@@ -43,5 +46,15 @@ extension JSONParser {
       index += 1
     }
     return StringRun(end: index, hasNonASCII: high != 0)
+  }
+}
+
+/// What JSON text needs of a string's bytes, for code outside this module that writes JSON itself.
+package enum JSONText {
+  /// Whether `bytes` stand as they are between quotes in JSON: no quote, backslash or control
+  /// character (RFC 8259 §7), exactly what ``JSONValue``'s serializer escapes. Scanned eight bytes at
+  /// a time, as the parser scans strings.
+  package static func isPlainString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    JSONParser.scanStringRun(in: bytes, from: 0).end == bytes.count
   }
 }

@@ -59,7 +59,8 @@ public struct CompactJWS: Sendable, CustomStringConvertible, CustomReflectable {
     }
     // Decoded on the stack, then copied into an array of the exact size: allocating an array
     // uninitialized and filling it calls into the runtime for its type's metadata on every token,
-    // which costs more than the copy.
+    // which costs more than the copy. `Base64URL.decode(_:)` keeps its one allocation: what it
+    // decodes may be key material (a JWK's `d`), of which no copy should stay on the stack.
     func decode(_ range: Range<Int>, _ part: String) throws -> [UInt8] {
       do {
         let text = UnsafeBufferPointer(rebasing: utf8[range])

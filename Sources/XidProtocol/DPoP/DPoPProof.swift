@@ -121,7 +121,7 @@ public enum DPoPProof {
     text.withUTF8 { bytes in
       let (end, emptyPath) = targetExtent(bytes)
       let target = UnsafeBufferPointer(rebasing: bytes[..<end])
-      if !emptyPath && isPlainJSONString(target) {
+      if !emptyPath && JSONText.isPlainString(target) {
         appendQuoted(target, to: &json)
         return
       }
@@ -232,36 +232,12 @@ public enum DPoPProof {
     json.append(UInt8(ascii: "\""))
   }
 
-  /// Whether `bytes` stand as they are between quotes in JSON: no control character, quote or
-  /// backslash (RFC 8259 §7), exactly what ``JSONValue``'s serializer escapes.
-  private static func isPlainJSONString(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let base = bytes.baseAddress else { return true }
-    // Eight bytes at a time, with the "has a zero byte" test for a quote or a backslash and the
-    // "has a byte below" test for a control character (a proof has some 150 bytes of such strings).
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    var index = 0
-    while index + 8 <= bytes.count {
-      let word = UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self))
-      let quote = word ^ (ones &* 0x22)
-      let backslash = word ^ (ones &* 0x5C)
-      let refused = (quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word
-      if refused & (ones &* 0x80) != 0 { return false }
-      index += 8
-    }
-    while index < bytes.count {
-      let byte = base[index]
-      if byte < 0x20 || byte == 0x22 || byte == 0x5C { return false }
-      index += 1
-    }
-    return true
-  }
-
   /// Appends `text` as a JSON string: as it is between quotes when it has nothing to escape (the
   /// usual case: base64url, methods, URLs), through ``JSONValue`` otherwise.
   private static func appendJSONString(_ text: String, to json: inout [UInt8]) {
     var text = text
     let plain = text.withUTF8 { bytes in
-      guard isPlainJSONString(bytes) else { return false }
+      guard JSONText.isPlainString(bytes) else { return false }
       appendQuoted(bytes, to: &json)
       return true
     }
