@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import XidJOSE
 import XidTestSupport
@@ -68,5 +69,34 @@ struct JSONParserTests {
     let value: JSONValue = ["b": [1, 2.5, "x\"\n\u{01}"], "a": true, "c": nil]
     #expect(value.serialized(sortedKeys: true) == #"{"a":true,"b":[1,2.5,"x\"\n\u0001"],"c":null}"#)
     #expect(try JSONValue(parsing: value.serialized()) == value)
+  }
+}
+
+/// Integers are read while their digits are checked; long ones and non-integers from their text.
+struct JSONNumberTests {
+  @Test(arguments: [
+    ("0", JSONValue.int(0)), ("-0", .int(0)), ("7", .int(7)), ("-7", .int(-7)), ("1700000000", .int(1_700_000_000)),
+    ("999999999999999999", .int(999_999_999_999_999_999)), ("-999999999999999999", .int(-999_999_999_999_999_999)),
+    ("9223372036854775807", .int(.max)), ("-9223372036854775808", .int(.min)),
+    ("12345678901234567890", .double(12_345_678_901_234_567_890)), ("1.5", .double(1.5)), ("-2e3", .double(-2000)),
+    ("10E-1", .double(1)),
+  ])
+  func numbersReadToTheirValue(text: String, value: JSONValue) throws {
+    #expect(try JSONValue(parsing: text) == value)
+    #expect(try JSONValue(parsing: #"{"n":\#(text)}"#)["n"] == value)
+  }
+
+  @Test(arguments: ["01", "-", "1.", "1e", "+1", "--1", "1.e3", "0x10", "1e400"])
+  func malformedOrOutOfRangeNumbersAreRefused(text: String) {
+    #expect(throws: XidError.self) { try JSONValue(parsing: text) }
+  }
+
+  @Test func aNumericDateIsReadFromEveryDigitCount() throws {
+    var digits = ""
+    for count in 1...18 {
+      digits += String(count % 10)
+      let claims = try JWTClaims(payload: Array(#"{"exp":\#(digits)}"#.utf8))
+      #expect(claims.expiresAt == Date(timeIntervalSince1970: Double(Int64(digits)!)), "\(digits)")
+    }
   }
 }

@@ -240,16 +240,24 @@ struct JSONParser {
 
   private mutating func parseNumber() throws -> JSONValue {
     let start = position
-    var isInteger = true
-    if input[position] == UInt8(ascii: "-") { position += 1 }
+    let negative = input[position] == UInt8(ascii: "-")
+    if negative { position += 1 }
     guard position < input.count else { throw error("truncated number") }
+    // The integer part's value is read as its digits are checked: every NumericDate is an integer,
+    // and reading its digits a second time cost a fifth of parsing it.
+    var magnitude: UInt64 = 0
     if input[position] == UInt8(ascii: "0") {
       position += 1
     } else if (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(input[position]) {
-      skipDigits()
+      while position < input.count, case let digit = input[position] &- UInt8(ascii: "0"), digit < 10 {
+        // Wraps past 19 digits; such an integer is read from its text below.
+        magnitude = magnitude &* 10 &+ UInt64(digit)
+        position += 1
+      }
     } else {
       throw error("invalid number")
     }
+    var isInteger = true
     if position < input.count, input[position] == UInt8(ascii: ".") {
       isInteger = false
       position += 1
@@ -263,11 +271,9 @@ struct JSONParser {
       }
       guard skipDigits() > 0 else { throw error("invalid exponent") }
     }
-    // Integers, such as every NumericDate, are read straight from the digits.
-    if isInteger, position - start <= 18 {
-      let negative = input[start] == UInt8(ascii: "-")
-      var value: Int64 = 0
-      for index in (negative ? start + 1 : start)..<position { value = value * 10 + Int64(input[index] - 48) }
+    // Up to 18 digits an integer fits an Int64 whatever they are.
+    if isInteger, position - start - (negative ? 1 : 0) <= 18 {
+      let value = Int64(magnitude)
       return .int(negative ? -value : value)
     }
     let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<position]), as: UTF8.self)

@@ -30,6 +30,9 @@ struct NameKey: Equatable, Sendable {
     high |= UInt64(Swift.min(count, 255)) << 56
   }
 
+  /// How many values ``filterBit`` takes.
+  static let filterBitCount = 128
+
   /// A number from 0 to 127 that equal keys share, spread over the range for different ones: the
   /// bit a name takes in a filter of the names seen (a multiplicative hash of both words' bits).
   var filterBit: Int {

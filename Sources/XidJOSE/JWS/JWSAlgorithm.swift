@@ -12,6 +12,15 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomString
   /// EdDSA; Xid supports the Ed25519 curve.
   case edDSA = "EdDSA"
 
+  /// The algorithm registered as `rawValue` (compared byte for byte: `"es256"` is not ES256).
+  public init?(rawValue: String) {
+    // Matched as the bytes of a name key: a switch over the names compared the string with each
+    // name in turn, on every token verified.
+    var name = rawValue
+    guard let algorithm = name.withUTF8({ Self.names.match(NameKey($0)) }) else { return nil }
+    self = algorithm
+  }
+
   /// The registered name, as it appears in a JWS header's `alg`.
   public var description: String { rawValue }
 
@@ -23,4 +32,8 @@ public enum JWSAlgorithm: String, Sendable, Hashable, CaseIterable, CustomString
     case .edDSA: .okp
     }
   }
+}
+
+extension JWSAlgorithm: NameMatchable {
+  static let names = NameTable(Self.self)
 }

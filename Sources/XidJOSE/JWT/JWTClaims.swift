@@ -6,44 +6,50 @@ import Foundation
 /// Creating claims checks the types of the claims it knows (`exp` must be a number, `aud` a string or
 /// an array of strings, and so on); whether their values are acceptable is decided by validation.
 public struct JWTClaims: Sendable, Hashable {
+  /// The claims, read once and kept in one object: a copy of the claims (`let claims = jwt.claims`,
+  /// an `IDToken` or a session keeping them) is then one reference, where a struct of sixteen
+  /// claims retained and released every string. The accessors are inlinable, so that a caller reads
+  /// a claim where it stands, as it read a stored property, without a call or a retain.
+  @usableFromInline let storage: Storage
+
   /// The claims set's JSON, as received (or as serialized from ``init(raw:)``).
-  private let payload: [UInt8]
+  private var payload: [UInt8] { storage.payload }
 
   /// Every claim, as JSON. Built from the payload on each access: verification reads only the typed
   /// claims, so tokens are not turned into dictionaries they never need.
   public var raw: [String: JSONValue] { (try? JSONValue(parsing: payload).objectValue) ?? [:] }
 
   /// `iss`: who issued the token.
-  public let issuer: String?
+  @inlinable public var issuer: String? { storage.issuer }
   /// `sub`: whom the token is about.
-  public let subject: String?
+  @inlinable public var subject: String? { storage.subject }
   /// `aud`: for whom the token is meant; a single string is read as a one-element array.
-  public let audience: [String]
+  @inlinable public var audience: [String] { storage.audience }
   /// `exp`: when the token expires.
-  public let expiresAt: Date?
+  @inlinable public var expiresAt: Date? { storage.expiresAt }
   /// `nbf`: before when the token must not be accepted.
-  public let notBefore: Date?
+  @inlinable public var notBefore: Date? { storage.notBefore }
   /// `iat`: when the token was issued.
-  public let issuedAt: Date?
+  @inlinable public var issuedAt: Date? { storage.issuedAt }
   /// `jti`: the token's unique identifier.
-  public let jwtID: String?
+  @inlinable public var jwtID: String? { storage.jwtID }
   /// `nonce` (OpenID Connect): the value from the authorization request.
-  public let nonce: String?
+  @inlinable public var nonce: String? { storage.nonce }
   /// `azp` (OpenID Connect): the client the token was issued to.
-  public let authorizedParty: String?
+  @inlinable public var authorizedParty: String? { storage.authorizedParty }
   /// `at_hash` (OpenID Connect): the access token's hash.
-  public let accessTokenHash: String?
+  @inlinable public var accessTokenHash: String? { storage.accessTokenHash }
   /// `c_hash` (OpenID Connect): the authorization code's hash.
-  public let codeHash: String?
+  @inlinable public var codeHash: String? { storage.codeHash }
   /// `auth_time` (OpenID Connect): when the user authenticated.
-  public let authTime: Date?
+  @inlinable public var authTime: Date? { storage.authTime }
   /// `sid` (OpenID Connect): the session at the provider.
-  public let sessionID: String?
+  @inlinable public var sessionID: String? { storage.sessionID }
   /// `acr` (OpenID Connect): the authentication context class the user's authentication satisfied.
-  public let authenticationContextClass: String?
+  @inlinable public var authenticationContextClass: String? { storage.authenticationContextClass }
   /// `ds_hash` (OpenID Connect Native SSO for Mobile Apps 1.0): the binding of an ID token to the
   /// device secret issued with it.
-  public let deviceSecretHash: String?
+  @inlinable public var deviceSecretHash: String? { storage.deviceSecretHash }
 
   /// Reads claims from a JWT payload.
   ///
@@ -87,38 +93,48 @@ public struct JWTClaims: Sendable, Hashable {
         }
       }
     }
-    // Built in one step once every claim is read: assigning the stored properties after the throwing
-    // parse made the compiler copy the whole value out at the end (a retain and a release per claim).
-    self.init(
+    // Built in one step once every claim is read: assigning stored properties after the throwing
+    // parse made the compiler copy every claim out again (a retain and a release per claim).
+    storage = Storage(
       payload: payload, issuer: issuer, subject: subject, audience: audience, expiresAt: expiresAt,
       notBefore: notBefore, issuedAt: issuedAt, jwtID: jwtID, nonce: nonce, authorizedParty: authorizedParty,
       accessTokenHash: accessTokenHash, codeHash: codeHash, authTime: authTime, sessionID: sessionID,
       authenticationContextClass: authenticationContextClass, deviceSecretHash: deviceSecretHash)
   }
 
-  private init(
-    payload: consuming [UInt8], issuer: consuming String?, subject: consuming String?, audience: consuming [String],
-    expiresAt: Date?, notBefore: Date?, issuedAt: Date?, jwtID: consuming String?, nonce: consuming String?,
-    authorizedParty: consuming String?, accessTokenHash: consuming String?, codeHash: consuming String?,
-    authTime: Date?, sessionID: consuming String?, authenticationContextClass: consuming String?,
-    deviceSecretHash: consuming String?
-  ) {
-    self.payload = payload
-    self.issuer = issuer
-    self.subject = subject
-    self.audience = audience
-    self.expiresAt = expiresAt
-    self.notBefore = notBefore
-    self.issuedAt = issuedAt
-    self.jwtID = jwtID
-    self.nonce = nonce
-    self.authorizedParty = authorizedParty
-    self.accessTokenHash = accessTokenHash
-    self.codeHash = codeHash
-    self.authTime = authTime
-    self.sessionID = sessionID
-    self.authenticationContextClass = authenticationContextClass
-    self.deviceSecretHash = deviceSecretHash
+  /// The payload and the claims read from it. Immutable, so shared by every copy of the claims.
+  @usableFromInline final class Storage: Sendable {
+    let payload: [UInt8]
+    @usableFromInline let issuer: String?, subject: String?, audience: [String]
+    @usableFromInline let expiresAt: Date?, notBefore: Date?, issuedAt: Date?, authTime: Date?
+    @usableFromInline let jwtID: String?, nonce: String?, authorizedParty: String?
+    @usableFromInline let accessTokenHash: String?, codeHash: String?, sessionID: String?
+    @usableFromInline let authenticationContextClass: String?, deviceSecretHash: String?
+
+    init(
+      payload: consuming [UInt8], issuer: consuming String?, subject: consuming String?,
+      audience: consuming [String], expiresAt: Date?, notBefore: Date?, issuedAt: Date?, jwtID: consuming String?,
+      nonce: consuming String?, authorizedParty: consuming String?, accessTokenHash: consuming String?,
+      codeHash: consuming String?, authTime: Date?, sessionID: consuming String?,
+      authenticationContextClass: consuming String?, deviceSecretHash: consuming String?
+    ) {
+      self.payload = payload
+      self.issuer = issuer
+      self.subject = subject
+      self.audience = audience
+      self.expiresAt = expiresAt
+      self.notBefore = notBefore
+      self.issuedAt = issuedAt
+      self.jwtID = jwtID
+      self.nonce = nonce
+      self.authorizedParty = authorizedParty
+      self.accessTokenHash = accessTokenHash
+      self.codeHash = codeHash
+      self.authTime = authTime
+      self.sessionID = sessionID
+      self.authenticationContextClass = authenticationContextClass
+      self.deviceSecretHash = deviceSecretHash
+    }
   }
 
   /// Reads claims from a JSON object. See ``init(payload:)``.
@@ -127,7 +143,9 @@ public struct JWTClaims: Sendable, Hashable {
   }
 
   /// Claims are equal when their JSON is, whatever the order or spacing of the payloads.
-  public static func == (lhs: JWTClaims, rhs: JWTClaims) -> Bool { lhs.payload == rhs.payload || lhs.raw == rhs.raw }
+  public static func == (lhs: JWTClaims, rhs: JWTClaims) -> Bool {
+    lhs.storage === rhs.storage || lhs.payload == rhs.payload || lhs.raw == rhs.raw
+  }
 
   public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
 

@@ -10,5 +10,9 @@ extension Duration {
   }
 
   /// This duration in seconds, as Foundation counts time.
-  package var timeInterval: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+  package var timeInterval: TimeInterval {
+    // `components` divides a 128-bit count of attoseconds: read it once.
+    let (seconds, attoseconds) = components
+    return Double(seconds) + Double(attoseconds) / 1e18
+  }
 }
