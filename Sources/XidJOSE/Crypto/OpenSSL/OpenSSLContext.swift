@@ -127,11 +127,14 @@
     ///   - key: the key to operate with.
     ///   - sign: `true` for signing, `false` for verification.
     ///   - padding: an `RSA_PKCS1_PADDING` or `RSA_PKCS1_PSS_PADDING` for RSA keys, `nil` otherwise.
-    init?(key: OpenSSLKey, sign: Bool, padding: Int32?) {
+    ///   - digestInfo: with `RSA_PKCS1_PADDING`, whether the operation takes the whole DigestInfo
+    ///     (RFC 8017 §9.2) rather than the SHA-256 hash alone; the context then knows no digest.
+    init?(key: OpenSSLKey, sign: Bool, padding: Int32?, digestInfo: Bool = false) {
       guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else { return nil }
       self.context = context
       var ok = (sign ? EVP_PKEY_sign_init(context) : EVP_PKEY_verify_init(context)) == 1
-      ok = ok && EVP_PKEY_CTX_set_signature_md(context, OpenSSL.sha256) == 1
+      precondition(!digestInfo || padding == RSA_PKCS1_PADDING, "a DigestInfo is RSASSA-PKCS1-v1_5's")
+      ok = ok && (digestInfo || EVP_PKEY_CTX_set_signature_md(context, OpenSSL.sha256) == 1)
       if let padding, ok {
         ok = EVP_PKEY_CTX_set_rsa_padding(context, padding) == 1
         if ok && padding == RSA_PKCS1_PSS_PADDING {

@@ -48,7 +48,7 @@
         throw XidError(.invalidKey, "OpenSSL rejected the RSA JWK parameters")
       }
       let key = OpenSSLKey(pointer)
-      guard let pkcs1 = OpenSSLOperationTemplate(key: key, sign: false, padding: RSA_PKCS1_PADDING),
+      guard let pkcs1 = OpenSSLOperationTemplate(key: key, sign: false, padding: RSA_PKCS1_PADDING, digestInfo: true),
         let pss = OpenSSLOperationTemplate(key: key, sign: false, padding: RSA_PKCS1_PSS_PADDING)
       else { throw XidError(.cryptoFailure, "OpenSSL could not prepare RSA verification") }
       return PlatformPublicKey(
@@ -81,7 +81,7 @@
       // An RSA signature is exactly as long as the modulus (RFC 8017 §8.1.2, §8.2.2), as the Apple
       // path checks too: OpenSSL's PSS verification reads a shorter one as the same number.
       case (.rsa(let pkcs1, _, let modulusLength), .rs256):
-        valid = signature.count == modulusLength && verifyDigest(pkcs1, signature, message)
+        valid = signature.count == modulusLength && verifyDigestInfo(pkcs1, signature, message)
       case (.rsa(_, let pss, let modulusLength), .ps256):
         valid = signature.count == modulusLength && verifyDigest(pss, signature, message)
       case (.ed25519(let template), .edDSA):
@@ -107,6 +107,30 @@
         } ?? false
       }
     }
+
+    /// RSASSA-PKCS1-v1_5: OpenSSL compares the signature's whole encoded message with the
+    /// DigestInfo of SHA-256 written here (RFC 8017 §9.2), as it would compare the one it builds
+    /// itself from a digest; building it here saves OpenSSL an allocation and a wipe per signature.
+    private func verifyDigestInfo(
+      _ template: OpenSSLOperationTemplate, _ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer
+    ) -> Bool {
+      let prefix = Self.sha256DigestInfoPrefix
+      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + 32) { digestInfo in
+        _ = digestInfo.initialize(from: prefix)
+        OpenSSL.sha256(message, into: digestInfo.baseAddress! + prefix.count)
+        return template.withContext { context -> Bool? in
+          let result = EVP_PKEY_verify(
+            context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
+            digestInfo.baseAddress, digestInfo.count)
+          return result < 0 ? nil : result == 1
+        } ?? false
+      }
+    }
+
+    /// The DER of a SHA-256 DigestInfo up to the hash itself (RFC 8017 §9.2, note 1).
+    private static let sha256DigestInfoPrefix: [UInt8] = [
+      0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20,
+    ]
 
     private func verifyECDSA(
       _ template: OpenSSLOperationTemplate, _ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer
