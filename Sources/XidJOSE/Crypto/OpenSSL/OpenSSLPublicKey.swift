@@ -81,7 +81,9 @@
       // An RSA signature is exactly as long as the modulus (RFC 8017 §8.1.2, §8.2.2), as the Apple
       // path checks too: OpenSSL's PSS verification reads a shorter one as the same number.
       case (.rsa(let pkcs1, _, let modulusLength), .rs256):
-        valid = signature.count == modulusLength && verifyDigestInfo(pkcs1, signature, message)
+        valid =
+          signature.count == modulusLength
+          && verifyDigest(pkcs1, signature, message, prefix: Self.sha256DigestInfoPrefix)
       case (.rsa(_, let pss, let modulusLength), .ps256):
         valid = signature.count == modulusLength && verifyDigest(pss, signature, message)
       case (.ed25519(let template), .edDSA):
@@ -93,35 +95,24 @@
       return valid
     }
 
+    /// Verifies `signature` over the SHA-256 of `message`, handed to OpenSSL after `prefix`.
+    ///
+    /// RSASSA-PKCS1-v1_5 passes the DER of a SHA-256 DigestInfo up to the hash
+    /// (``sha256DigestInfoPrefix``), with a context that knows no digest: OpenSSL then compares the
+    /// signature's whole encoded message with it (RFC 8017 §9.2), as it would compare the one it
+    /// builds itself, without allocating and wiping one per signature. The others pass no prefix.
     private func verifyDigest(
-      _ template: OpenSSLOperationTemplate, _ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer
+      _ template: OpenSSLOperationTemplate, _ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer,
+      prefix: [UInt8] = []
     ) -> Bool {
-      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
-        OpenSSL.sha256(message, into: digest.baseAddress!)
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + 32) { input in
+        _ = input.initialize(from: prefix)
+        OpenSSL.sha256(message, into: input.baseAddress! + prefix.count)
         // 1: valid, 0: not valid, below 0: an error (the context is then not kept).
         return template.withContext { context -> Bool? in
           let result = EVP_PKEY_verify(
             context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-            digest.baseAddress, 32)
-          return result < 0 ? nil : result == 1
-        } ?? false
-      }
-    }
-
-    /// RSASSA-PKCS1-v1_5: OpenSSL compares the signature's whole encoded message with the
-    /// DigestInfo of SHA-256 written here (RFC 8017 §9.2), as it would compare the one it builds
-    /// itself from a digest; building it here saves OpenSSL an allocation and a wipe per signature.
-    private func verifyDigestInfo(
-      _ template: OpenSSLOperationTemplate, _ signature: UnsafeRawBufferPointer, _ message: UnsafeRawBufferPointer
-    ) -> Bool {
-      let prefix = Self.sha256DigestInfoPrefix
-      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: prefix.count + 32) { digestInfo in
-        _ = digestInfo.initialize(from: prefix)
-        OpenSSL.sha256(message, into: digestInfo.baseAddress! + prefix.count)
-        return template.withContext { context -> Bool? in
-          let result = EVP_PKEY_verify(
-            context, signature.baseAddress?.assumingMemoryBound(to: UInt8.self), signature.count,
-            digestInfo.baseAddress, digestInfo.count)
+            input.baseAddress, input.count)
           return result < 0 ? nil : result == 1
         } ?? false
       }
